@@ -1,0 +1,324 @@
+/*
+ * msampler: exact, deterministic next-token sampling for LLM inference engines.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * This header is the manual. The behaviour contract is docs/SPEC.md (a copy of the project's
+ * shared SPEC with the decisions recorded in docs/decisions.md); every number below refers to it.
+ *
+ * ---------------------------------------------------------------------------------------------
+ * Sample usage (error checks shortened):
+ *
+ *     ms_spec spec = ms_spec_default();          // what the resource is able to do
+ *     spec.resource_key = "LLM_SAMPLER";
+ *     spec.vocab_size   = 151936;
+ *     spec.enable_min_p = true;
+ *
+ *     ms_resource_params rp = ms_resource_params_default();
+ *     rp.capacity = 64;                          // resident requests; memory is taken now
+ *     ms_resource *res = NULL;
+ *     if (ms_resource_create(&res, &spec, &rp) < 0) { ...ms_last_create_error()... }
+ *
+ *     ms_req_config cfg = ms_req_config_default();  // temperature 0.6, top-k/top-p off, ...
+ *     cfg.top_p = 0.9f; cfg.min_p = 0.05f;
+ *     ms_req_config_apply_conductor(&cfg, 42, "LLM_SAMPLER");   // seed = derive_seed(42, key)
+ *     if (ms_ingest(res, 7, &cfg) < 0) puts(ms_resource_last_error(res));
+ *
+ *     int32_t prompt[] = {1, 2, 3};
+ *     ms_step step = ms_step_default();
+ *     ms_prefill pf = { 7, prompt, 3 };
+ *     step.prefill = &pf; step.n_prefill = 1;
+ *     ms_plan(res, &step);                       // prompt tokens join the seen set
+ *
+ *     int64_t rids[1] = {7};
+ *     ms_batch b = { 1, rids, logits, MS_DTYPE_F32, 151936, 0 };
+ *     int32_t token, status;
+ *     ms_sample(res, &step, &b, &token, &status); // reads state, changes none
+ *     ms_commit(res, &step);                      // the kept rows' tokens become history
+ *     ...
+ *     ms_remove(res, 7);
+ *     ms_resource_free(res);
+ * ---------------------------------------------------------------------------------------------
+ *
+ * Conventions
+ *  - Functions returning int return 0 (MS_OK) or more on success and a negative ms_error on failure.
+ *  - A failing call changes no state of the resource (its last-error message aside).
+ *  - The library never aborts, never prints, and allocates only in ms_resource_create.
+ *  - Threads: one resource per thread. Distinct resources may be used from distinct threads at
+ *    the same time; the free functions (validate, derive_seed, strerror, ...) are thread-safe.
+ *  - Token ids are int32; request ids are int64 chosen by the caller.
+ */
+#ifndef MSAMPLER_H
+#define MSAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(MSAMPLER_BUILD_SHARED)
+#  define MS_API __declspec(dllexport)
+#elif defined(_WIN32) && defined(MSAMPLER_SHARED)
+#  define MS_API __declspec(dllimport)
+#elif defined(__GNUC__)
+#  define MS_API __attribute__((visibility("default")))
+#else
+#  define MS_API
+#endif
+
+#define MS_VERSION_MAJOR 0
+#define MS_VERSION_MINOR 1
+#define MS_VERSION_PATCH 0
+#define MS_VERSION_NUMBER (MS_VERSION_MAJOR * 10000 + MS_VERSION_MINOR * 100 + MS_VERSION_PATCH)
+#define MS_VERSION_STRING "0.1.0"
+
+/** The MS_VERSION_NUMBER the library was built with (compare with the header's). */
+MS_API int ms_version_number(void);
+MS_API const char *ms_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors. Numbers are pinned forever; new ones are only ever appended.
+ * ------------------------------------------------------------------------------------------- */
+#define MS_ERRNO_MAP(XX)                                                                        \
+    XX(EINVAL, -1, "invalid argument")                                                          \
+    XX(ECONFIG, -2, "request config outside the contract")                                      \
+    XX(ECAPABILITY, -3, "request config needs a capability the spec does not enable")           \
+    XX(ENOMEM, -4, "out of memory")                                                             \
+    XX(EEXIST, -5, "request id already resident")                                               \
+    XX(ENOENT, -6, "unknown request id")                                                        \
+    XX(EFULL, -7, "resource is at capacity")                                                    \
+    XX(ERANGE, -8, "token id outside [0, vocab_size)")                                          \
+    XX(ESHAPE, -9, "bad shape")                                                                 \
+    XX(EDTYPE, -10, "unsupported dtype")                                                        \
+    XX(ESTATE, -11, "call out of order")                                                        \
+    XX(EBACKEND, -12, "backend not available in this build or on this machine")                 \
+    XX(ECUDA, -13, "CUDA runtime error")                                                        \
+    XX(ESPEC, -14, "invalid sampler spec")                                                      \
+    XX(ENOSPC, -15, "output buffer too small")
+
+typedef enum ms_error {
+    MS_OK = 0,
+#define MS__ERR_ENUM(name, num, msg) MS_##name = (num),
+    MS_ERRNO_MAP(MS__ERR_ENUM)
+#undef MS__ERR_ENUM
+} ms_error;
+
+/** A static description of an error code ("unknown error" for anything else). */
+MS_API const char *ms_strerror(int err);
+/** The code's name without prefix, e.g. "ECONFIG". */
+MS_API const char *ms_err_name(int err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Declarations (SPEC section 1)
+ * ------------------------------------------------------------------------------------------- */
+
+/** What one sampler resource is able to do (capability, not intent). */
+typedef struct ms_spec {
+    const char *resource_key;            /* the resource's name (copied at create); NULL = "" */
+    const char *const *nodes;            /* graph nodes served (copied); may be NULL when n_nodes = 0 */
+    size_t n_nodes;
+    int32_t vocab_size;                  /* 0 = None: the row width. Required (> 0) when a penalty,
+                                          * a repetition window or a stop id is enabled */
+    bool enable_repetition_penalty;      /* default true (the seed spells it enable_repetion_penalty) */
+    bool enable_min_p;                   /* default false */
+    int32_t max_repetition_window;       /* default 0: windowed penalty unavailable */
+    const int32_t *min_tokens_stop_ids;  /* copied at create; each in [0, vocab_size) */
+    size_t n_min_tokens_stop_ids;
+    bool enable_top_p_first;             /* default false */
+} ms_spec;
+
+MS_API ms_spec ms_spec_default(void);
+
+/** Checks a spec on its own. Returns 0 or MS_ESPEC with a message in msg (may be NULL). */
+MS_API int ms_spec_check(const ms_spec *spec, char *msg, size_t msg_size);
+
+/** One request's settings. Defaults exactly as the seed: see ms_req_config_default(). */
+typedef struct ms_req_config {
+    float temperature;         /* 0.6; < 1e-5 means greedy */
+    int32_t top_k;             /* 0 = off; >= the vocab size also means off */
+    float top_p;               /* 1 = off; in (0, 1] */
+    bool ignore_eos;           /* carried for the engine's stop check; never changes the distribution */
+    float repetition_penalty;  /* 1 = off; > 0 */
+    float min_p;               /* 0 = off; in [0, 1] */
+    int32_t repetition_window; /* 0 = presence penalty over the seen set; > 0 = windowed penalty */
+    int32_t min_tokens;        /* stop ids are masked while fewer tokens are committed */
+    bool top_p_first;          /* HF order: top-p, then top-k with k' = max(k, top_p_min_keep) */
+    int32_t top_p_min_keep;    /* 1 */
+    bool penalize_prompt;      /* true: prefill tracked tokens join the seen set */
+    uint64_t seed;             /* 0; the Philox key (low word, high word) */
+} ms_req_config;
+
+MS_API ms_req_config ms_req_config_default(void);
+
+/**
+ * Validates cfg against the absolute rules and, when spec is not NULL, against its capabilities.
+ * Returns 0, MS_ECONFIG or MS_ECAPABILITY; msg receives a one-line message that names the field,
+ * its value and the rule (or the capability and its value), truncated to msg_size.
+ */
+MS_API int ms_req_config_validate(const ms_req_config *cfg, const ms_spec *spec, char *msg,
+                                  size_t msg_size);
+
+/** apply_conductor_config: seed becomes `seed` when resource_key is NULL, else derive_seed(seed, key). */
+MS_API int ms_req_config_apply_conductor(ms_req_config *cfg, int64_t seed, const char *resource_key);
+
+/**
+ * derive_seed(seed, stream): the low 63 bits of BLAKE2b-64 (little-endian) of the UTF-8 text
+ * "<seed in decimal>:<stream>". stream is len bytes (need not be NUL-terminated).
+ */
+MS_API int64_t ms_derive_seed(int64_t seed, const char *stream, size_t len);
+
+/** Tokens a request's prompt adds to its seen set (SamplerStep.prefill_tracked_tokens). */
+typedef struct ms_prefill {
+    int64_t rid;
+    const int32_t *tokens;
+    int32_t n_tokens;
+} ms_prefill;
+
+/** One step's work (SamplerStep). */
+typedef struct ms_step {
+    bool apply_penalty;        /* true: the presence penalty runs (windowed penalties always run) */
+    bool apply_filters;        /* true: min-p, top-k, top-p run */
+    const ms_prefill *prefill; /* used by ms_plan */
+    int32_t n_prefill;
+    const int64_t *kept_rids;  /* used by ms_commit. NULL = every row's token is kept; otherwise only
+                                * rows of these ids are committed (to keep none, pass a non-NULL
+                                * pointer with n_kept_rids = 0) */
+    int32_t n_kept_rids;
+} ms_step;
+
+MS_API ms_step ms_step_default(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * The resource (SPEC section 4)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum ms_backend {
+    MS_BACKEND_CPU = 0,     /* the fast CPU path (default); bit-identical to MS_BACKEND_CPU_REF */
+    MS_BACKEND_CPU_REF = 1, /* the straightforward reference: the oracle and the baseline */
+    MS_BACKEND_CUDA = 2     /* device memory; see the CUDA section */
+} ms_backend;
+
+typedef enum ms_dtype {
+    MS_DTYPE_F32 = 0,
+    MS_DTYPE_F16 = 1,
+    MS_DTYPE_BF16 = 2
+} ms_dtype;
+
+/** Per-row outcome, written next to each token. */
+typedef enum ms_row_status {
+    MS_ROW_OK = 0,
+    MS_ROW_EMPTY = 1 /* no logit in [0, V) was finite or +inf (all NaN / -inf): token is -1 */
+} ms_row_status;
+
+typedef struct ms_resource_params {
+    int32_t capacity;   /* resident requests at most (default 256) */
+    int32_t max_rows;   /* rows per sample call at most (default 4 * capacity) */
+    int32_t max_vocab;  /* when spec.vocab_size is 0: the widest row accepted (default 262144) */
+    ms_backend backend; /* default MS_BACKEND_CPU */
+    int32_t n_threads;  /* CPU worker threads; 0 = all cores (default 0) */
+    int32_t device;     /* CUDA device ordinal (default 0) */
+} ms_resource_params;
+
+MS_API ms_resource_params ms_resource_params_default(void);
+
+typedef struct ms_resource ms_resource;
+
+/** Largest vocabulary (or row width when vocab_size is 0) a resource accepts: masses must fit
+ *  2^40 * V < 2^63. */
+#define MS_MAX_VOCAB (1 << 23)
+
+/**
+ * Builds a resource. All memory is taken here. On failure *out is NULL, and the message is
+ * available from ms_last_create_error() (thread-local).
+ */
+MS_API int ms_resource_create(ms_resource **out, const ms_spec *spec, const ms_resource_params *params);
+MS_API const char *ms_last_create_error(void);
+/** Frees everything; NULL is allowed. */
+MS_API void ms_resource_free(ms_resource *res);
+
+/** The message of the last failing call on res ("" when none failed yet). */
+MS_API const char *ms_resource_last_error(const ms_resource *res);
+/** The vocabulary width V of the spec (0 when unset). */
+MS_API int32_t ms_resource_vocab_size(const ms_resource *res);
+MS_API ms_backend ms_resource_backend(const ms_resource *res);
+
+/** Validates cfg against the spec and makes rid resident with empty state. */
+MS_API int ms_ingest(ms_resource *res, int64_t rid, const ms_req_config *cfg);
+/** Frees rid's slot; a reused slot starts empty. Rows of rid in the pending sample are dropped. */
+MS_API int ms_remove(ms_resource *res, int64_t rid);
+MS_API bool ms_contains(const ms_resource *res, int64_t rid);
+/** Number of resident requests. */
+MS_API int32_t ms_resident(const ms_resource *res);
+
+/** Adds step->prefill tokens to the seen sets of requests whose penalize_prompt is true. */
+MS_API int ms_plan(ms_resource *res, const ms_step *step);
+
+/** A batch of logits rows. Row i belongs to request rids[i]; a request may own several rows. */
+typedef struct ms_batch {
+    int32_t n_rows;
+    const int64_t *rids;
+    const void *logits;  /* n_rows rows of `width` values; host memory for the CPU backends */
+    ms_dtype dtype;
+    int32_t width;       /* >= V; columns >= V are never drawn (padded heads) */
+    int64_t row_stride;  /* in elements; 0 = width */
+} ms_batch;
+
+/**
+ * Draws one token per row (SPEC section 2) and remembers the rows for ms_commit. Reads the
+ * request state, changes none: calling it again with the same input draws the same tokens.
+ * step may be NULL (defaults). row_status may be NULL.
+ */
+MS_API int ms_sample(ms_resource *res, const ms_step *step, const ms_batch *batch, int32_t *tokens,
+                     int32_t *row_status);
+
+/**
+ * Commits the rows of the last ms_sample whose request is kept (step->kept_rids): each token joins
+ * its request's history and seen set, and the request's committed count n grows by one. Rows with
+ * token -1 commit nothing. Returns the number of tokens committed. A second commit without a new
+ * sample is MS_ESTATE.
+ */
+MS_API int ms_commit(ms_resource *res, const ms_step *step);
+
+/** Commits explicit tokens for rid (speculative decoding, replay), as ms_commit would. */
+MS_API int ms_accept(ms_resource *res, int64_t rid, const int32_t *tokens, int32_t n_tokens);
+
+/** What ms_explain tells about one row. */
+typedef struct ms_explanation {
+    int32_t n_kept;      /* ids written (the support of the final distribution: kept, mass > 0) */
+    int32_t status;      /* ms_row_status */
+    bool greedy;         /* temperature < 1e-5: the one id is the argmax, probability 1 */
+    bool floor_active;   /* the min-tokens floor masked the stop ids */
+    uint64_t total_mass; /* M, the sum of the kept 2^40 fixed-point masses (0 for greedy) */
+} ms_explanation;
+
+/**
+ * The final distribution of one row without drawing: the ids (ascending) that can be drawn, their
+ * probabilities q/M and, when masses is not NULL, their fixed-point masses q. cap is the length of
+ * the output arrays; cap >= V always suffices, and when it is too small the call returns MS_ENOSPC
+ * with info->n_kept set to the length needed. The row belongs to request rid. Host memory.
+ */
+MS_API int ms_explain(ms_resource *res, const ms_step *step, int64_t rid, const void *row,
+                      ms_dtype dtype, int32_t width, int32_t cap, int32_t *ids, double *probs,
+                      uint64_t *masses, ms_explanation *info);
+
+/* ---------------------------------------------------------------------------------------------
+ * Building blocks, exposed for tests and for engines that embed the rules (SPEC section 3).
+ * ------------------------------------------------------------------------------------------- */
+
+/** The project's exp for d <= 0 (fp32 operations only; identical on every backend). */
+MS_API float ms_exp_f32(float d);
+/** Philox4x32-10: out[4] from counter[4] and key[2]. */
+MS_API void ms_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+
+/* ---------------------------------------------------------------------------------------------
+ * CUDA (experimental; present in every build, MS_EBACKEND where CUDA was not built or no device)
+ * ------------------------------------------------------------------------------------------- */
+/* @@CUDA-API@@ : the CUDA backend's declarations go here. */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MSAMPLER_H */
