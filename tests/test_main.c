@@ -3,6 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#ifndef MS_TEST_LIST
+#  define MS_TEST_LIST "test_list.h"
+#endif
+
 #include "ms_test.h"
 
 int ms_test_failures;
@@ -14,13 +18,13 @@ double ms_trng_normal(ms_trng *r) {
 }
 
 #define MS_TEST_ENTRY(name) void ms_test_##name(void);
-#include "test_list.h"
+#include MS_TEST_LIST
 #undef MS_TEST_ENTRY
 
 typedef struct { const char *name; void (*fn)(void); } ms_test_case;
 static const ms_test_case ms_tests[] = {
 #define MS_TEST_ENTRY(name) {#name, ms_test_##name},
-#include "test_list.h"
+#include MS_TEST_LIST
 #undef MS_TEST_ENTRY
 };
 
