@@ -162,8 +162,8 @@ static int replay_load(replay *r, ms_backend backend) {
         return fail2("%s: wrong dtype: '<u2' logits need \"logits_dtype\": \"bfloat16\" in %s", r->npy_path,
                      r->json_path);
     if (s->has_logits_dtype && s->logits_dtype != want)
-        return fail2("%s: wrong dtype: '%s' but %s says \"logits_dtype\": \"%s\"", r->npy_path,
-                     ms_npy_dtype_name(a.dtype), r->json_path, dtype_name(s->logits_dtype));
+        return fail2("%s: wrong dtype: '%s' (%s) but %s says \"logits_dtype\": \"%s\"", r->npy_path,
+                     ms_npy_dtype_name(a.dtype), dtype_name(want), r->json_path, dtype_name(s->logits_dtype));
     r->dtype = want;
     /* copy: the data inside the file buffer need not be aligned for float loads */
     if (!(r->logits = malloc(a.data_size ? a.data_size : 1))) return fail2("%s: out of memory", r->npy_path);
