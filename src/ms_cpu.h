@@ -21,6 +21,41 @@ void ms__cpu_destroy(ms_resource *res);
 /* Runs res->row_fn over every row; rows are independent, so any schedule draws the same tokens. */
 void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 
+/* ---- the fast row (issue 5): ms_cpu_fast.c over the SIMD passes of ms_cpu_fast_simd.c ---- */
+
+/* Tokens per block of exact mass sums (vector lanes sum at most MS_FAST_BLOCK / W masses). */
+#define MS_FAST_BLOCK 1024
+
+/* The elementwise passes of one SIMD level; each lane does the scalar operations of ms_math.h. */
+typedef struct ms_fast_kernels {
+    const char *name;
+    /* y = sanitize(load(row)), presence-penalised (factor r) where seen has a bit; returns max y */
+    float (*load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y);
+    float (*max)(const float *y, int32_t V);
+    /* y /= T in place, w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum; returns the total */
+    uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
+    /* ids with y >= tau, ascending; returns the count */
+    int32_t (*select_ge)(const float *y, int32_t V, float tau, int32_t *ids);
+    /* exact mass and count of y >= hi_tau; ids of lo_tau <= y < hi_tau; returns the band's count */
+    int32_t (*band)(const float *y, const float *w, int32_t V, float lo_tau, float hi_tau, int32_t *ids,
+                    uint64_t *mass_hi, int32_t *n_hi);
+    /* exact mass of {t in [lo, hi) : y >= tau} */
+    uint64_t (*mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi, float tau);
+} ms_fast_kernels;
+
+/* SIMD levels, best last. A level is usable when it was compiled in and the CPU has it. */
+enum { MS_FAST_GENERIC = 0, MS_FAST_W16 = 1, MS_FAST_AVX2 = 2, MS_FAST_AVX512 = 3, MS_FAST_N_LEVELS = 4 };
+
+/* The fast pipeline, bit-identical to ms__ref_row (same contract, same scratch). */
+void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out);
+/* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
+bool ms__cpu_fast_level_ok(int level);
+const char *ms__cpu_fast_level_name(int level);
+/* The level ms__fast_row uses: the best usable one unless forced (tests; env MSAMPLER_CPU_LEVEL
+ * names one at first use). Returns the level now in use; a level that is not usable is refused (-1). */
+int ms__cpu_fast_level(void);
+int ms__cpu_fast_set_level(int level);
+
 /* Default IEEE environment around computation (restores the caller's); see ms_resource.c. */
 unsigned ms__fpenv_enter(void);
 void ms__fpenv_leave(unsigned saved);

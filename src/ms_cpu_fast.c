@@ -1,0 +1,578 @@
+/*
+ * ms_cpu_fast.c: the fast CPU row (issue 5), bit-identical to ms__ref_row (ms_cpu_ref.c).
+ *
+ * No sorting of the vocabulary. The row is read from memory once (load, NaN -> -inf, presence
+ * penalty, max; ms_cpu_fast_simd.c); the rest works on the fp32 copy in the thread's scratch
+ * (L2-resident up to ~256k tokens) or on a short candidate list:
+ *
+ *  - min-p on: max y = (max x) / T exactly (division by T > 0 is monotone), so the tokens that can
+ *    pass min-p lie above a threshold on x computed with a generous margin (the project's exp has a
+ *    relative error below 1e-7, docs/decisions.md); one compare pass collects them, and every
+ *    decision is then taken exactly on that list: y = x / T, w = exp(y - m), q, the filters in the
+ *    request's order, the floor and the draw, with the reference's own rules.
+ *  - top-k first (no min-p): a strided sample of the row proposes a threshold with at least k
+ *    tokens above it; the compare pass collects them and the list is checked to hold every token
+ *    whose y reaches the k-th largest y (else the threshold drops to -inf, the reference's case).
+ *  - top-p first (no min-p): one vector pass computes y = x / T, w and the exact total mass M; a
+ *    sample of w brackets the top-p threshold; a band pass gives the exact mass above the bracket
+ *    and the ids inside it; exact mass histograms over the band find the crossing group. The kept
+ *    set of top-p is an upper set in y, so the result is a threshold Y: kept iff y >= Y.
+ *  - no filter: the exp pass's per-block masses find the drawn block; one block is rescanned.
+ * A guess that fails its exact check only costs time (the fallback is the whole row), never bits.
+ * Rows with a +inf logit (after temperature) go to the reference pipeline: they are rare and their
+ * distribution is trivial.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ms_cpu.h"
+#include "ms_math.h"
+
+extern const ms_fast_kernels ms__fast_generic_kernels, ms__fast_w16_kernels;
+#ifdef MS_CPU_FAST_X86
+extern const ms_fast_kernels ms__fast_avx2_kernels, ms__fast_avx512_kernels;
+#endif
+
+/* ---- SIMD level ------------------------------------------------------------------------------ */
+
+static const ms_fast_kernels *ms__level_kernels(int level) {
+    switch (level) {
+    case MS_FAST_GENERIC: return &ms__fast_generic_kernels;
+    case MS_FAST_W16: return &ms__fast_w16_kernels;
+#ifdef MS_CPU_FAST_X86
+    case MS_FAST_AVX2: return &ms__fast_avx2_kernels;
+    case MS_FAST_AVX512: return &ms__fast_avx512_kernels;
+#endif
+    default: return NULL;
+    }
+}
+
+bool ms__cpu_fast_level_ok(int level) {
+    if (!ms__level_kernels(level)) return false;
+#ifdef MS_CPU_FAST_X86
+    if (level == MS_FAST_AVX2) return __builtin_cpu_supports("avx2");
+    if (level == MS_FAST_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+    return true;
+}
+
+const char *ms__cpu_fast_level_name(int level) {
+    static const char *const names[MS_FAST_N_LEVELS] = {"generic", "w16", "avx2", "avx512"};
+    return level >= 0 && level < MS_FAST_N_LEVELS ? names[level] : "?";
+}
+
+static atomic_int ms__level = -1;
+
+int ms__cpu_fast_level(void) {
+    int level = atomic_load_explicit(&ms__level, memory_order_relaxed);
+    if (level >= 0) return level;
+    level = MS_FAST_GENERIC;
+    if (ms__cpu_fast_level_ok(MS_FAST_AVX2)) level = MS_FAST_AVX2;
+    if (ms__cpu_fast_level_ok(MS_FAST_AVX512)) level = MS_FAST_AVX512;
+    const char *env = getenv("MSAMPLER_CPU_LEVEL");
+    if (env)
+        for (int l = 0; l < MS_FAST_N_LEVELS; l++)
+            if (strcmp(env, ms__cpu_fast_level_name(l)) == 0 && ms__cpu_fast_level_ok(l)) level = l;
+    atomic_store_explicit(&ms__level, level, memory_order_relaxed);
+    return level;
+}
+
+int ms__cpu_fast_set_level(int level) {
+    if (level < 0 || level >= MS_FAST_N_LEVELS || !ms__cpu_fast_level_ok(level)) return -1;
+    atomic_store_explicit(&ms__level, level, memory_order_relaxed);
+    return level;
+}
+
+/* ---- small helpers ----------------------------------------------------------------------------- */
+
+/* The reference's sort key: ascending order is y descending; -0 folds into +0. The low word holds
+ * an index into the candidate list (ids ascending, so ties still order by id). */
+static uint64_t ms__fkey(float y, uint32_t idx) {
+    uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
+    uint32_t ord = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return ((uint64_t)(~ord) << 32) | idx;
+}
+#define MS__FKEY_IDX(k) ((uint32_t)(k))
+#define MS__FKEY_VAL(k) ((k) >> 32)
+
+static int ms__cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+static int ms__cmp_f32_desc(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x < y) - (x > y);
+}
+
+/* The j-th largest (1-based) of a[0, n), reordering a (quickselect). */
+static float ms__kth_largest(float *a, int32_t n, int32_t j) {
+    int32_t lo = 0, hi = n - 1, want = j - 1;
+    while (hi - lo > 16) {
+        float pivot = a[lo + (hi - lo) / 2];
+        int32_t i = lo, k = hi;
+        while (i <= k) {
+            while (a[i] > pivot) i++;
+            while (a[k] < pivot) k--;
+            if (i <= k) {
+                float tmp = a[i];
+                a[i] = a[k];
+                a[k] = tmp;
+                i++;
+                k--;
+            }
+        }
+        if (want <= k) hi = k;
+        else if (want >= i) lo = i;
+        else return pivot;
+    }
+    qsort(a + lo, (size_t)(hi - lo + 1), sizeof *a, ms__cmp_f32_desc);
+    return a[want];
+}
+
+#define MS__SAMPLES 4096
+
+/* A threshold with (very likely) at least k and not many more of y[0, V) at or above it, from a
+ * strided sample; -inf when sampling cannot help. The caller checks the count. */
+static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) {
+    if (V < 4 * MS__SAMPLES || k > V / 16) return ms__neg_inf();
+    float sample[MS__SAMPLES];
+    const int32_t stride = V / MS__SAMPLES;
+    for (int32_t i = 0; i < MS__SAMPLES; i++) sample[i] = y[i * stride + stride / 2];
+    /* k tokens of V are about k / stride samples; take 2x plus slack for sampling noise */
+    int32_t j = (int32_t)(2 * ((int64_t)k + stride - 1) / stride) + 8;
+    if (j > MS__SAMPLES) return ms__neg_inf();
+    return ms__kth_largest(sample, MS__SAMPLES, j);
+}
+
+/* ---- the candidate list ------------------------------------------------------------------------
+ * n candidates, ids ascending: id[i], y (after temperature) cy[i], mass cq[i], flag keep[i]. The
+ * list holds every token the first filter can keep; tokens outside are dropped. */
+typedef struct ms_cand {
+    int32_t n;
+    int32_t *id;
+    float *cy;
+    uint64_t *cq;
+    uint8_t *keep;
+    uint64_t *keys;
+} ms_cand;
+
+static int32_t ms__cand_sorted(const ms_cand *c) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->keep[i]) c->keys[n++] = ms__fkey(c->cy[i], (uint32_t)i);
+    qsort(c->keys, (size_t)n, sizeof *c->keys, ms__cmp_u64);
+    return n;
+}
+
+/* ms_cpu_ref.c's ms__top_k over the list */
+static void ms__cand_top_k(ms_cand *c, int32_t k) {
+    int32_t n = ms__cand_sorted(c), group_start = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i > 0 && MS__FKEY_VAL(c->keys[i]) != MS__FKEY_VAL(c->keys[i - 1])) group_start = i;
+        if (group_start >= k) c->keep[MS__FKEY_IDX(c->keys[i])] = 0;
+    }
+}
+
+/* ms_cpu_ref.c's ms__top_p over the list */
+static void ms__cand_top_p(ms_cand *c, uint64_t p_q, int32_t min_keep) {
+    int32_t n = ms__cand_sorted(c);
+    uint64_t total = 0;
+    for (int32_t i = 0; i < n; i++) total += c->cq[MS__FKEY_IDX(c->keys[i])];
+    uint64_t running = 0, above = 0;
+    int32_t group_start = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i > 0 && MS__FKEY_VAL(c->keys[i]) != MS__FKEY_VAL(c->keys[i - 1])) {
+            group_start = i;
+            above = running;
+        }
+        uint32_t j = MS__FKEY_IDX(c->keys[i]);
+        running += c->cq[j];
+        if (!(ms__top_p_keeps(above, total, p_q) || group_start < min_keep)) c->keep[j] = 0;
+    }
+}
+
+/* Steps 4b-6 on the list; the caller has set keep (min-p or all ones). */
+static void ms__cand_finish(const ms_row_job *job, ms_scratch *s, ms_cand *c, bool draw, bool floor,
+                            ms_row_out *out) {
+    const ms_req_config *cfg = job->cfg;
+    const int32_t V = job->V;
+    if (job->apply_filters) {
+        const int32_t k = cfg->top_k < V ? cfg->top_k : 0;
+        const bool top_p_on = cfg->top_p < 1.0f;
+        const uint64_t p_q = ms__top_p_q(cfg->top_p);
+        if (!cfg->top_p_first) {
+            if (k > 0) ms__cand_top_k(c, k);
+            if (top_p_on) ms__cand_top_p(c, p_q, cfg->top_p_min_keep);
+        } else {
+            if (top_p_on) ms__cand_top_p(c, p_q, cfg->top_p_min_keep);
+            int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
+            if (k2 > 0 && k2 < V) ms__cand_top_k(c, k2);
+        }
+    }
+    if (floor) {
+        uint64_t free_mass = 0;
+        for (int32_t i = 0; i < c->n; i++)
+            if (c->keep[i] && !ms__bit_get(job->stop_mask, c->id[i])) free_mass += c->cq[i];
+        if (free_mass > 0) {
+            for (int32_t i = 0; i < c->n; i++)
+                if (ms__bit_get(job->stop_mask, c->id[i])) c->keep[i] = 0;
+            out->floor_active = true;
+        }
+    }
+    uint64_t total = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->keep[i]) total += c->cq[i];
+    out->total_mass = total;
+    if (total > 0) out->status = MS_ROW_OK;
+    if (!draw) {
+        /* explain: scatter the list to keep[id] / q[id] (ids ascending and id[i] >= i, so walking
+         * down never overwrites an entry not yet read) */
+        memset(s->keep + c->n, 0, (size_t)(V - c->n));
+        for (int32_t i = c->n - 1; i >= 0; i--) {
+            uint8_t kk = c->keep[i];
+            uint64_t qq = c->cq[i];
+            c->keep[i] = 0;
+            s->keep[c->id[i]] = kk;
+            s->q[c->id[i]] = qq;
+        }
+        return;
+    }
+    if (total == 0) return;
+    const uint64_t target = ms__draw_target(ms__draw_bits(cfg->seed, job->n, job->row_k), total);
+    uint64_t running = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        if (!c->keep[i]) continue;
+        running += c->cq[i];
+        if (running > target) {
+            out->token = c->id[i];
+            return;
+        }
+    }
+}
+
+/* Turns the ids in c->id (taken from the x copy in s->y) into the list: cy, cq; keep = 1 or min-p.
+ * cy and cq are written over s->y and s->q in place (i <= id[i]). */
+static void ms__cand_fill(ms_cand *c, ms_scratch *s, float T, float m, float min_p) {
+    for (int32_t i = 0; i < c->n; i++) {
+        float y = s->y[c->id[i]] / T;
+        float w = ms__exp(y - m);
+        c->cy[i] = y;
+        c->cq[i] = ms__mass(w);
+        c->keep[i] = min_p > 0.0f ? w >= min_p : 1;
+    }
+}
+
+/* The lowest float f with f <= d (d finite or infinite). */
+static float ms__float_below(double d) {
+    if (!(d > -3.0e38)) return ms__neg_inf();
+    if (d > 3.0e38) return 3.0e38f;
+    float f = (float)d;
+    if ((double)f > d) f = nextafterf(f, ms__neg_inf());
+    return f;
+}
+
+/* ---- the threshold representation: kept iff y >= Y (minus stop ids under the floor) -------- */
+
+static uint64_t ms__stop_mass(const ms_row_job *job, const float *y, const float *w, int32_t lo, int32_t hi,
+                              float Y) {
+    uint64_t sm = 0;
+    for (int32_t wd = lo >> 6; wd <= (hi - 1) >> 6; wd++)
+        for (uint64_t bits = job->stop_mask[wd]; bits; bits &= bits - 1) {
+            int32_t t = wd * 64 + __builtin_ctzll(bits);
+            if (t >= lo && t < hi && y[t] >= Y) sm += ms__mass(w[t]);
+        }
+    return sm;
+}
+
+static void ms__thresh_finish(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float Y,
+                              uint64_t total, const uint64_t *bsum, bool draw, bool floor, ms_row_out *out) {
+    const int32_t V = job->V;
+    const float *y = s->y, *w = s->w;
+    bool mask_stops = false;
+    if (floor) {
+        uint64_t stop = ms__stop_mass(job, y, w, 0, V, Y);
+        if (total - stop > 0) {
+            mask_stops = true;
+            total -= stop;
+            out->floor_active = true;
+        }
+    }
+    out->total_mass = total;
+    if (total > 0) out->status = MS_ROW_OK;
+    if (!draw) {
+        for (int32_t t = 0; t < V; t++) {
+            s->keep[t] = y[t] >= Y && !(mask_stops && ms__bit_get(job->stop_mask, t));
+            s->q[t] = ms__mass(w[t]);
+        }
+        return;
+    }
+    if (total == 0) return;
+    const uint64_t target = ms__draw_target(ms__draw_bits(job->cfg->seed, job->n, job->row_k), total);
+    uint64_t running = 0;
+    for (int32_t b = 0; b * MS_FAST_BLOCK < V; b++) {
+        const int32_t lo = b * MS_FAST_BLOCK, hi = lo + MS_FAST_BLOCK < V ? lo + MS_FAST_BLOCK : V;
+        uint64_t bm = bsum ? bsum[b] : K->mass_ge(y, w, lo, hi, Y);
+        if (mask_stops) bm -= ms__stop_mass(job, y, w, lo, hi, Y);
+        if (running + bm <= target) {
+            running += bm;
+            continue;
+        }
+        for (int32_t t = lo; t < hi; t++) {
+            if (!(y[t] >= Y) || (mask_stops && ms__bit_get(job->stop_mask, t))) continue;
+            running += ms__mass(w[t]);
+            if (running > target) {
+                out->token = t;
+                return;
+            }
+        }
+    }
+}
+
+/* The k-th largest value of y[0, V) (after temperature), using ids as workspace. */
+static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, int32_t k, int32_t *ids,
+                           float *vals) {
+    float tau = ms__guess_topk_tau(y, V, k);
+    int32_t n = K->select_ge(y, V, tau, ids);
+    if (n < k) n = K->select_ge(y, V, ms__neg_inf(), ids);
+    for (int32_t i = 0; i < n; i++) vals[i] = y[ids[i]];
+    return ms__kth_largest(vals, n, k);
+}
+
+#define MS__NB 2048 /* buckets of the band refinement */
+
+/* Bucket of v: monotone (a greater y never lands in a later bucket), so buckets split the band
+ * into groups ordered strictly by y, and equal values share a bucket. */
+static inline int32_t ms__bucket(float v, float top, float scale) {
+    if (v >= top || scale == 0.0f) return 0;
+    float d = (top - v) * scale;
+    return d >= (float)(MS__NB - 1) ? MS__NB - 1 : (int32_t)d;
+}
+
+/* Top-p over every token (no min-p, top-p first): the threshold Y of the kept upper set. Needs y, w
+ * from exp_mass and M. Uses s->keys (ids of the band, as int32) and s->q (sort keys). */
+static float ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
+                                 uint64_t M, uint64_t p_q, int32_t min_keep) {
+    const int32_t V = job->V;
+    const float *y = s->y, *w = s->w;
+    const double p = (double)p_q / 4294967296.0;
+    /* 1. bracket from a strided sample of w (weights by y bucket of 1/8 unit below the max) */
+    float tau_hi = ms__pos_inf(), tau_lo = ms__neg_inf();
+    if (V >= 4 * MS__SAMPLES) {
+        double hw[257] = {0}, tot = 0;
+        const int32_t stride = V / MS__SAMPLES;
+        for (int32_t i = 0; i < MS__SAMPLES; i++) {
+            int32_t t = i * stride + stride / 2;
+            double d = (double)m - (double)y[t];
+            int32_t b = d < 32.0 ? (int32_t)(d * 8.0) : 256;
+            hw[b] += w[t];
+            tot += w[t];
+        }
+        if (tot > 0) {
+            const double delta = 0.03;
+            double cum = 0;
+            int32_t b_hi = -1, b_lo = -1;
+            for (int32_t b = 0; b < 256; b++) {
+                cum += hw[b] / tot;
+                if (b_hi < 0 && cum >= p - delta) b_hi = b;
+                if (b_lo < 0 && cum >= p + delta) b_lo = b;
+            }
+            if (b_hi >= 0) tau_hi = (float)((double)m - b_hi / 8.0);
+            if (b_lo >= 0) tau_lo = ms__float_below((double)m - (b_lo + 1) / 8.0);
+        }
+    }
+    int32_t *ids = (int32_t *)s->keys;
+    uint64_t a_hi = 0, a_band = 0;
+    int32_t n_hi = 0, n_band = 0;
+    for (int attempt = 0;; attempt++) {
+        n_band = K->band(y, w, V, tau_lo, tau_hi, ids, &a_hi, &n_hi);
+        a_band = 0;
+        for (int32_t i = 0; i < n_band; i++) a_band += ms__mass(w[ids[i]]);
+        const bool top_ok = n_hi == 0 || ms__top_p_keeps(a_hi, M, p_q);
+        const bool bottom_ok = ms__is_neg_inf(tau_lo) ||
+                               (!ms__top_p_keeps(a_hi + a_band, M, p_q) && n_hi + n_band >= min_keep);
+        if (top_ok && bottom_ok) break;
+        if (!top_ok) tau_hi = ms__pos_inf();
+        if (!bottom_ok) tau_lo = ms__neg_inf();
+    }
+    if (n_band == 0) return tau_hi; /* every kept token is in the top part */
+    /* 2. exact mass histograms over the band, buckets monotone in y */
+    const float top = ms__is_pos_inf(tau_hi) ? m : tau_hi;
+    const float bottom = ms__is_neg_inf(tau_lo) ? m - 30.0f : tau_lo;
+    float scale = top > bottom ? (float)MS__NB / (top - bottom) : 0.0f;
+    if (!(scale > 0.0f && scale < 1e30f)) scale = 0.0f; /* one bucket: the whole band is walked */
+    static _Thread_local uint64_t hmass[MS__NB];
+    static _Thread_local int32_t hcnt[MS__NB];
+    static _Thread_local float hmin[MS__NB];
+    memset(hmass, 0, sizeof hmass);
+    memset(hcnt, 0, sizeof hcnt);
+    for (int32_t b = 0; b < MS__NB; b++) hmin[b] = ms__pos_inf();
+    for (int32_t i = 0; i < n_band; i++) {
+        const float v = y[ids[i]];
+        int32_t b = ms__bucket(v, top, scale);
+        hmass[b] += ms__mass(w[ids[i]]);
+        hcnt[b]++;
+        if (v < hmin[b]) hmin[b] = v;
+    }
+    uint64_t above = a_hi;
+    int32_t count = n_hi;
+    float Y = tau_hi;
+    for (int32_t b = 0; b < MS__NB; b++) {
+        if (!hcnt[b]) continue;
+        if (ms__top_p_keeps(above + hmass[b], M, p_q)) {
+            /* every token of the bucket has less than above + hmass[b] strictly above it */
+            above += hmass[b];
+            count += hcnt[b];
+            Y = hmin[b];
+            continue;
+        }
+        if (!ms__top_p_keeps(above, M, p_q) && count >= min_keep) break;
+        /* the crossing is inside this bucket: the reference's walk over its tokens, sorted */
+        uint64_t *keys = s->q;
+        int32_t n = 0;
+        for (int32_t i = 0; i < n_band; i++)
+            if (ms__bucket(y[ids[i]], top, scale) == b) keys[n++] = ms__fkey(y[ids[i]], (uint32_t)ids[i]);
+        qsort(keys, (size_t)n, sizeof *keys, ms__cmp_u64);
+        uint64_t running = above, gabove = above;
+        int32_t gstart = count;
+        for (int32_t i = 0; i < n; i++) {
+            if (i > 0 && MS__FKEY_VAL(keys[i]) != MS__FKEY_VAL(keys[i - 1])) {
+                gstart = count + i;
+                gabove = running;
+            }
+            int32_t t = (int32_t)MS__FKEY_IDX(keys[i]);
+            running += ms__mass(w[t]);
+            if (ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep) Y = y[t];
+            else break;
+        }
+        above += hmass[b];
+        count += hcnt[b];
+        if (!(ms__top_p_keeps(above, M, p_q) || count < min_keep)) break;
+    }
+    return Y;
+}
+
+/* ---- the row ------------------------------------------------------------------------------------ */
+
+static void ms__fast_greedy(const ms_row_job *job, const float *y, float mx, bool floor, ms_row_out *out) {
+    const int32_t V = job->V;
+    out->greedy = true;
+    if (ms__is_neg_inf(mx)) return; /* empty row */
+    int32_t best = 0;
+    while (!(y[best] == mx)) best++;
+    int32_t pick = best;
+    if (floor) {
+        int32_t best_free = -1;
+        if (!ms__bit_get(job->stop_mask, best)) {
+            best_free = best; /* first of the maximal value, and not a stop id */
+        } else {
+            for (int32_t t = 0; t < V; t++) {
+                if (ms__is_neg_inf(y[t]) || ms__bit_get(job->stop_mask, t)) continue;
+                if (best_free < 0 || y[t] > y[best_free]) best_free = t;
+            }
+        }
+        out->floor_active = best_free >= 0;
+        if (best_free >= 0) pick = best_free;
+    }
+    out->token = pick;
+    out->status = MS_ROW_OK;
+}
+
+void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out) {
+    const ms_req_config *cfg = job->cfg;
+    const int32_t V = job->V;
+    const ms_fast_kernels *K = ms__level_kernels(ms__cpu_fast_level());
+    const bool floor = job->stop_mask && job->n < (uint64_t)cfg->min_tokens;
+    const float r = cfg->repetition_penalty;
+
+    memset(out, 0, sizeof *out);
+    out->token = -1;
+    out->status = MS_ROW_EMPTY;
+
+    /* pass 1 and step 1: the row from memory into s->y, penalised; its max */
+    const bool presence = r != 1.0f && cfg->repetition_window == 0 && job->apply_penalty && job->seen;
+    float mx = K->load_max(job->row, job->dtype, V, presence ? job->seen : NULL, r, s->y);
+    if (r != 1.0f && cfg->repetition_window > 0 && job->hist && job->hist_len > 0) {
+        /* 1b, as the reference does it, on the copy; then the max again */
+        int32_t *count = s->count;
+        int32_t wn = cfg->repetition_window < job->hist_len ? cfg->repetition_window : job->hist_len;
+        for (int32_t i = 0; i < wn; i++) count[job->hist[(job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap]]++;
+        for (int32_t i = 0; i < wn; i++) {
+            int32_t t = job->hist[(job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap];
+            if (count[t] > 0) {
+                s->y[t] = ms__penalize(s->y[t], ms__pow_n(r, count[t]));
+                count[t] = 0;
+            }
+        }
+        mx = K->max(s->y, V);
+    }
+
+    if (cfg->temperature < MS_GREEDY_TEMPERATURE) {
+        ms__fast_greedy(job, s->y, mx, floor, out);
+        return;
+    }
+    if (ms__is_neg_inf(mx)) return; /* empty row */
+    const float T = cfg->temperature;
+    const float m = mx / T; /* = max of y / T: correctly rounded division by T > 0 is monotone */
+    if (ms__is_pos_inf(m)) {
+        ms__ref_row(job, s, draw, out); /* +inf logits share the mass: the reference's easy case */
+        return;
+    }
+
+    const bool filt = job->apply_filters;
+    const int32_t k = filt && cfg->top_k < V ? cfg->top_k : 0;
+    const bool top_p_on = filt && cfg->top_p < 1.0f;
+    const int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
+    ms_cand c = {0, (int32_t *)s->w, s->y, s->q, s->keep, s->keys};
+
+    if (filt && cfg->min_p > 0.0f) {
+        /* min-p first: only x above tau_x can reach w >= min_p (margins far above exp's 1e-7) */
+        const double L = log((double)cfg->min_p);
+        const double ty = (double)m + L - 1e-5 * (1.0 + fabs((double)m) + fabs(L));
+        const double tx = (double)T * ty - 1e-5 * (1e-30 + fabs((double)T * ty));
+        c.n = K->select_ge(s->y, V, ms__float_below(tx), c.id);
+        ms__cand_fill(&c, s, T, m, cfg->min_p);
+        ms__cand_finish(job, s, &c, draw, floor, out);
+        return;
+    }
+    const bool topk_first = k > 0 && (!cfg->top_p_first || (!top_p_on && k2 < V));
+    if (topk_first) {
+        const int32_t kk = cfg->top_p_first ? k2 : k;
+        float tau = ms__guess_topk_tau(s->y, V, kk);
+        c.n = K->select_ge(s->y, V, tau, c.id);
+        if (c.n >= kk && !ms__is_neg_inf(tau)) {
+            /* every token whose y reaches the kk-th largest y must be listed: those left out have
+             * x < tau, so y <= tau / T; the kk-th largest y is that of the kk-th largest x */
+            float *vals = (float *)s->keys;
+            for (int32_t i = 0; i < c.n; i++) vals[i] = s->y[c.id[i]];
+            const float yk = ms__kth_largest(vals, c.n, kk) / T;
+            if (!(yk > tau / T)) c.n = 0;
+        } else {
+            c.n = 0;
+        }
+        if (c.n == 0) c.n = K->select_ge(s->y, V, ms__neg_inf(), c.id);
+        ms__cand_fill(&c, s, T, m, 0.0f);
+        ms__cand_finish(job, s, &c, draw, floor, out);
+        return;
+    }
+
+    /* every token has a mass: y = x / T, w = exp(y - m), the exact total and block masses */
+    static _Thread_local uint64_t bsum[MS_MAX_VOCAB / MS_FAST_BLOCK + 1];
+    const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
+    if (!top_p_on) { /* no filter left: every token is kept */
+        ms__thresh_finish(job, s, K, ms__neg_inf(), M, bsum, draw, floor, out);
+        return;
+    }
+    float Y = ms__top_p_threshold(job, s, K, m, M, ms__top_p_q(cfg->top_p), cfg->top_p_min_keep);
+    if (cfg->top_p_first && k2 > 0 && k2 < V) {
+        /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole
+         * row's top-k: the intersection of two upper sets, the higher threshold */
+        float yk = ms__kth_value(K, s->y, V, k2, (int32_t *)s->keys, (float *)s->q);
+        if (yk > Y) Y = yk;
+    }
+    const uint64_t total = K->mass_ge(s->y, s->w, 0, V, Y);
+    ms__thresh_finish(job, s, K, Y, total, NULL, draw, floor, out);
+}
