@@ -440,10 +440,6 @@ static void ms_py_logits_release(ms_py_logits *lg) {
     Py_CLEAR(lg->capsule);
 }
 
-static const char *ms_py_dtype_name(ms_dtype d) {
-    return d == MS_DTYPE_F32 ? "float32" : d == MS_DTYPE_F16 ? "float16" : "bfloat16";
-}
-
 /* Shape and strides (in elements) checks shared by both protocols. ndim is 2 ([rows, width]) or,
  * when want_ndim is 1, 1 ([width], one row). Columns must be adjacent; rows may be apart (a slice
  * of a wider, padded array) but not overlap or run backwards, since the library takes one positive

@@ -224,9 +224,7 @@ class SamplerResource:
 
     def close(self) -> None:
         """Frees the library's memory now (otherwise when the object is collected)."""
-        self._res.close()
-        self._cid.clear()
-        self._key.clear()
+        self._res.close()  # later calls raise StateError ("closed"); the id map stays for messages
 
     def __enter__(self) -> "SamplerResource":
         return self
