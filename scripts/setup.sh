@@ -9,6 +9,8 @@ command -v clang >/dev/null || need_apt+=(clang)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -f /usr/include/cjson/cJSON.h ] || need_apt+=(libcjson-dev)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip python3-dev)
+# Python.h: the Python package's extension (python/, tests/python) compiles against it
+command -v python3 >/dev/null && ! python3 -c "import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" 2>/dev/null && need_apt+=(python3-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -17,6 +19,9 @@ fi
 py_need=()
 python3 -c "import numpy" 2>/dev/null || py_need+=(numpy)
 python3 -c "import pytest" 2>/dev/null || py_need+=(pytest)
+# `pip install .` (pyproject.toml: setuptools >= 61 and wheel), which tests/python runs without build isolation
+python3 -c "import wheel" 2>/dev/null || py_need+=(wheel)
+python3 -c "import setuptools, sys; sys.exit(int(setuptools.__version__.split('.')[0]) < 61)" 2>/dev/null || py_need+=("setuptools>=61")
 if [ ${#py_need[@]} -gt 0 ]; then
   python3 -m pip install -q --disable-pip-version-check "${py_need[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
 fi
