@@ -1,0 +1,350 @@
+/* test_cpu_fast.c: the fast CPU row (ms_cpu_fast.c) against the reference (ms_cpu_ref.c), token
+ * for token and kept set for kept set, over random rows of every setting and awkward sizes, for
+ * every SIMD level this machine offers; and the worker pool: 1, 2 and 3 threads draw what the
+ * reference backend draws. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ms_cpu.h"
+#include "ms_math.h"
+#include "ms_test.h"
+
+/* ---- fixtures ------------------------------------------------------------------------------- */
+
+typedef struct fx {
+    int32_t V;
+    ms_scratch a, b;          /* reference, fast */
+    uint64_t *seen, *stops;   /* bitsets over V */
+    int32_t hist[16];
+    float *x;                 /* the row as fp32 */
+    uint16_t *h;              /* the row as f16 / bf16 */
+} fx;
+
+static void scratch_init(ms_scratch *s, int32_t V) {
+    s->y = (float *)malloc((size_t)V * 4);
+    s->w = (float *)malloc((size_t)V * 4);
+    s->q = (uint64_t *)malloc((size_t)V * 8);
+    s->keep = (uint8_t *)malloc((size_t)V);
+    s->keys = (uint64_t *)malloc((size_t)V * 8);
+    s->count = (int32_t *)calloc((size_t)V, 4);
+}
+static void scratch_free(ms_scratch *s) {
+    free(s->y); free(s->w); free(s->q); free(s->keep); free(s->keys); free(s->count);
+}
+static void fx_init(fx *f, int32_t V) {
+    memset(f, 0, sizeof *f);
+    f->V = V;
+    scratch_init(&f->a, V);
+    scratch_init(&f->b, V);
+    f->seen = (uint64_t *)calloc((size_t)(V + 63) / 64, 8);
+    f->stops = (uint64_t *)calloc((size_t)(V + 63) / 64, 8);
+    f->x = (float *)malloc((size_t)V * 4);
+    f->h = (uint16_t *)malloc((size_t)V * 2);
+}
+static void fx_free(fx *f) {
+    scratch_free(&f->a); scratch_free(&f->b);
+    free(f->seen); free(f->stops); free(f->x); free(f->h);
+}
+
+static uint16_t f32_to_bf16(float v) { return (uint16_t)(ms__f2u(v) >> 16); } /* truncation: any bits do */
+static uint16_t f32_to_f16(float v) {
+    /* a crude but total mapping (the values only need to be valid halves of every class) */
+    uint32_t u = ms__f2u(v), sign = (u >> 16) & 0x8000u;
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    int32_t e = (int32_t)((u >> 23) & 0xff) - 127 + 15;
+    uint32_t man = (u >> 13) & 0x3ffu;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        if (e < -10) return (uint16_t)sign;
+        return (uint16_t)(sign | ((man | 0x400u) >> (1 - e)));
+    }
+    return (uint16_t)(sign | ((uint32_t)e << 10) | man);
+}
+
+enum { SHAPE_FLAT, SHAPE_PEAKED, SHAPE_TIES, SHAPE_SPECIAL, SHAPE_ASCENDING, SHAPE_ONE_HOT, SHAPE_N };
+
+static void gen_row(fx *f, ms_trng *r, int shape) {
+    const int32_t V = f->V;
+    for (int32_t t = 0; t < V; t++) {
+        double z = ms_trng_normal(r);
+        float v;
+        switch (shape) {
+        case SHAPE_PEAKED: v = (float)(3.0 * z + (ms_trng_below(r, 1000) < 3 ? 8.0 : 0.0)); break;
+        case SHAPE_TIES: v = (float)((int)(z * 2.0)) * 0.5f; break; /* a handful of values, many ties */
+        case SHAPE_ASCENDING: v = (float)t * 1e-3f; break;
+        case SHAPE_ONE_HOT: v = t == V / 3 ? 30.0f : -30.0f + (float)z; break;
+        case SHAPE_SPECIAL: {
+            uint32_t c = ms_trng_below(r, 20);
+            v = c == 0 ? NAN : c == 1 ? -INFINITY : c == 2 ? (ms_trng_below(r, 50) == 0 ? INFINITY : -0.0f)
+                : c == 3 ? 0.0f : (float)(z * 4.0);
+            break;
+        }
+        default: v = (float)z;
+        }
+        f->x[t] = v;
+    }
+}
+
+/* A random request; every knob the pipeline has. */
+static ms_req_config gen_cfg(ms_trng *r, int32_t V) {
+    ms_req_config c = ms_req_config_default();
+    static const float temps[] = {0.0f, 9e-6f, 1e-5f, 0.05f, 0.3f, 0.7f, 1.0f, 2.0f};
+    static const float top_ps[] = {1.0f, 1.0f, 0.9f, 0.5f, 0.01f, 0.999f, 0.95f};
+    static const float min_ps[] = {0.0f, 0.0f, 0.0f, 0.05f, 0.5f, 1.0f, 1e-8f, 0.001f};
+    const int32_t top_ks[] = {0, 0, 1, 5, 50, 1000, V - 1, V, V + 5};
+    c.temperature = temps[ms_trng_below(r, 8)];
+    c.top_p = top_ps[ms_trng_below(r, 7)];
+    c.min_p = min_ps[ms_trng_below(r, 8)];
+    c.top_k = top_ks[ms_trng_below(r, 9)];
+    if (c.top_k < 0) c.top_k = 0;
+    c.top_p_first = ms_trng_below(r, 3) == 0;
+    static const int32_t keeps[] = {1, 1, 2, 7, 100};
+    c.top_p_min_keep = keeps[ms_trng_below(r, 5)];
+    static const float pens[] = {1.0f, 1.3f, 0.7f};
+    c.repetition_penalty = pens[ms_trng_below(r, 3)];
+    c.repetition_window = ms_trng_below(r, 4) == 0 ? 1 + (int32_t)ms_trng_below(r, 16) : 0;
+    c.min_tokens = ms_trng_below(r, 4) == 0 ? 5 : 0;
+    c.seed = ms_trng_next(r);
+    return c;
+}
+
+/* One comparison: the job under both pipelines, drawing and explaining. */
+static int compare_job(fx *f, const ms_row_job *job, const char *what) {
+    int bad = 0;
+    for (int draw = 1; draw >= 0; draw--) {
+        ms_row_out ra, rb;
+        ms__ref_row(job, &f->a, draw, &ra);
+        ms__fast_row(job, &f->b, draw, &rb);
+        if (ra.token != rb.token || ra.status != rb.status || ra.greedy != rb.greedy ||
+            ra.floor_active != rb.floor_active || ra.total_mass != rb.total_mass) {
+            MS_FAIL_AT("%s draw=%d level=%s: ref token %d status %d greedy %d floor %d M %llu; fast token %d status %d "
+                       "greedy %d floor %d M %llu", what, draw, ms__cpu_fast_level_name(ms__cpu_fast_level()), ra.token,
+                       ra.status, ra.greedy, ra.floor_active, (unsigned long long)ra.total_mass, rb.token, rb.status,
+                       rb.greedy, rb.floor_active, (unsigned long long)rb.total_mass);
+            bad = 1;
+        }
+        if (!draw && ra.status == MS_ROW_OK && !ra.greedy) {
+            for (int32_t t = 0; t < job->V; t++) {
+                int ka = f->a.keep[t] && f->a.q[t] > 0, kb = f->b.keep[t] && f->b.q[t] > 0;
+                if (ka != kb || (ka && f->a.q[t] != f->b.q[t])) {
+                    MS_FAIL_AT("%s level=%s: kept sets differ at token %d (ref %d q %llu, fast %d q %llu)", what,
+                               ms__cpu_fast_level_name(ms__cpu_fast_level()), t, ka, (unsigned long long)f->a.q[t],
+                               kb, (unsigned long long)f->b.q[t]);
+                    bad = 1;
+                    break;
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+/* n random (row, config) cases of width V at every usable level. */
+static void run_random(int32_t V, int n_cases, uint64_t seed) {
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {seed};
+    int saved = ms__cpu_fast_level();
+    int failures = 0;
+    for (int i = 0; i < n_cases && failures < 5; i++) {
+        int shape = (int)ms_trng_below(&r, SHAPE_N);
+        gen_row(&f, &r, shape);
+        ms_req_config cfg = gen_cfg(&r, V);
+        ms_dtype dtype = (ms_dtype)ms_trng_below(&r, 3);
+        if (dtype == MS_DTYPE_F16)
+            for (int32_t t = 0; t < V; t++) f.h[t] = f32_to_f16(f.x[t]);
+        if (dtype == MS_DTYPE_BF16)
+            for (int32_t t = 0; t < V; t++) f.h[t] = f32_to_bf16(f.x[t]);
+        memset(f.seen, 0, (size_t)(V + 63) / 64 * 8);
+        memset(f.stops, 0, (size_t)(V + 63) / 64 * 8);
+        for (int j = 0; j < 64; j++) ms__bit_set(f.seen, (int32_t)ms_trng_below(&r, (uint32_t)V));
+        for (int j = 0; j < 3; j++) ms__bit_set(f.stops, (int32_t)ms_trng_below(&r, (uint32_t)V));
+        if (ms_trng_below(&r, 4) == 0) ms__bit_set(f.stops, V / 3); /* the one-hot's peak */
+        for (int j = 0; j < 16; j++) f.hist[j] = (int32_t)ms_trng_below(&r, (uint32_t)(V < 8 ? V : 8));
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.n = ms_trng_below(&r, 10);
+        job.row_k = ms_trng_below(&r, 3);
+        job.seen = f.seen;
+        job.hist = f.hist;
+        job.hist_cap = 16;
+        job.hist_len = (int32_t)ms_trng_below(&r, 17);
+        job.hist_head = (int32_t)ms_trng_below(&r, 16);
+        job.stop_mask = ms_trng_below(&r, 2) ? f.stops : NULL;
+        job.apply_penalty = ms_trng_below(&r, 5) != 0;
+        job.apply_filters = ms_trng_below(&r, 6) != 0;
+        job.V = V;
+        job.row = dtype == MS_DTYPE_F32 ? (const void *)f.x : (const void *)f.h;
+        job.dtype = dtype;
+        char what[160];
+        snprintf(what, sizeof what, "V=%d case %d shape %d dtype %d T=%g k=%d p=%g minp=%g first=%d keep=%d r=%g win=%d",
+                 (int)V, i, shape, (int)dtype, cfg.temperature, (int)cfg.top_k, cfg.top_p, cfg.min_p, cfg.top_p_first,
+                 (int)cfg.top_p_min_keep, cfg.repetition_penalty, (int)cfg.repetition_window);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+            if (!ms__cpu_fast_level_ok(level)) continue;
+            ms__cpu_fast_set_level(level);
+            failures += compare_job(&f, &job, what);
+        }
+    }
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
+
+/* The benchmark settings on both shapes, at the sizes that take the sampled paths. */
+static void run_bench_settings(int32_t V, int n_cases, uint64_t seed) {
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {seed};
+    int saved = ms__cpu_fast_level();
+    for (int i = 0; i < n_cases; i++) {
+        gen_row(&f, &r, i % 2 ? SHAPE_PEAKED : SHAPE_FLAT);
+        memset(f.seen, 0, (size_t)(V + 63) / 64 * 8);
+        for (int j = 0; j < 64; j++) ms__bit_set(f.seen, (int32_t)ms_trng_below(&r, (uint32_t)V));
+        ms_req_config cfg = ms_req_config_default();
+        cfg.temperature = 0.7f;
+        cfg.seed = ms_trng_next(&r);
+        int setting = (i / 2) % 4;
+        if (setting == 0) { cfg.repetition_penalty = 1.3f; cfg.min_p = 0.05f; cfg.top_k = 50; cfg.top_p = 0.9f; }
+        if (setting == 1) cfg.top_p = 0.9f;
+        if (setting == 2) { cfg.top_p = 0.9f; cfg.top_k = 50; cfg.top_p_first = true; }
+        if (setting == 3) cfg.top_k = 50;
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.seen = f.seen;
+        job.apply_penalty = job.apply_filters = true;
+        job.V = V;
+        job.row = f.x;
+        job.dtype = MS_DTYPE_F32;
+        char what[96];
+        snprintf(what, sizeof what, "bench V=%d case %d setting %d", (int)V, i, setting);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+            if (!ms__cpu_fast_level_ok(level)) continue;
+            ms__cpu_fast_set_level(level);
+            compare_job(&f, &job, what);
+        }
+    }
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
+
+TEST(cpu_fast_levels_offered) {
+    /* the portable levels always exist; the chosen level is usable */
+    CHECK(ms__cpu_fast_level_ok(MS_FAST_GENERIC));
+    CHECK(ms__cpu_fast_level_ok(MS_FAST_W16));
+    CHECK(ms__cpu_fast_level_ok(ms__cpu_fast_level()));
+    CHECK_EQ_I64(ms__cpu_fast_set_level(MS_FAST_N_LEVELS), -1);
+    CHECK_EQ_I64(ms__cpu_fast_set_level(-1), -1);
+    for (int l = 0; l < MS_FAST_N_LEVELS; l++)
+        printf("# level %s: %s\n", ms__cpu_fast_level_name(l), ms__cpu_fast_level_ok(l) ? "usable" : "absent");
+}
+
+TEST(cpu_fast_tiny_rows) {
+    run_random(1, 300, 11);
+    run_random(2, 300, 12);
+    run_random(7, 300, 13);
+}
+TEST(cpu_fast_v111) { run_random(111, 400, 21); }
+TEST(cpu_fast_v1000) { run_random(1000, 200, 31); }
+TEST(cpu_fast_v32000) { run_random(32000, 60, 41); }
+TEST(cpu_fast_v151936) { run_random(151936, 16, 51); }
+TEST(cpu_fast_bench_settings) {
+    run_bench_settings(32000, 16, 61);
+    run_bench_settings(151936, 8, 62);
+}
+
+/* ---- through the public API: the pool, widths > V, strides, threads 1/2/3 --------------------- */
+
+TEST(cpu_threads_match_reference) {
+    const int32_t V = 32000, width = 32011, B = 37;
+    int32_t stops[2] = {5, 17};
+    ms_spec spec = ms_spec_default();
+    spec.vocab_size = V;
+    spec.enable_min_p = true;
+    spec.max_repetition_window = 8;
+    spec.enable_top_p_first = true;
+    spec.min_tokens_stop_ids = stops;
+    spec.n_min_tokens_stop_ids = 2;
+    ms_trng r = {77};
+    float *logits = (float *)malloc((size_t)B * (size_t)width * 4);
+    for (int32_t i = 0; i < B * width; i++) logits[i] = (float)(2.0 * ms_trng_normal(&r));
+    int64_t rids[37];
+    int32_t ref_tokens[37], tok[37], st[37];
+    ms_resource *res[4] = {0};
+    const int32_t threads[4] = {1, 1, 2, 3};
+    for (int j = 0; j < 4; j++) {
+        ms_resource_params p = ms_resource_params_default();
+        p.capacity = 8;
+        p.max_rows = 64;
+        p.n_threads = threads[j];
+        p.backend = j == 0 ? MS_BACKEND_CPU_REF : MS_BACKEND_CPU;
+        REQUIRE(ms_resource_create(&res[j], &spec, &p) == MS_OK);
+        ms_trng rc = {99};
+        for (int64_t id = 0; id < 8; id++) {
+            ms_req_config c = gen_cfg(&rc, V);
+            if (c.repetition_window > 8) c.repetition_window = 8;
+            c.min_tokens = id % 3 == 0 ? 3 : 0;
+            REQUIRE(ms_ingest(res[j], id, &c) == MS_OK);
+        }
+    }
+    for (int32_t i = 0; i < B; i++) rids[i] = (int64_t)ms_trng_below(&r, 8);
+    for (int step = 0; step < 4; step++) {
+        ms_batch b = {B, rids, logits, MS_DTYPE_F32, width, 0};
+        for (int j = 0; j < 4; j++) {
+            REQUIRE(ms_sample(res[j], NULL, &b, j == 0 ? ref_tokens : tok, st) == MS_OK);
+            if (j > 0)
+                for (int32_t i = 0; i < B; i++)
+                    CHECK_MSG(tok[i] == ref_tokens[i], "step %d threads %d row %d: %d != reference %d", step,
+                              (int)threads[j], (int)i, (int)tok[i], (int)ref_tokens[i]);
+            CHECK(ms_commit(res[j], NULL) >= 0);
+        }
+    }
+    /* batch 1 and a row stride larger than the width */
+    ms_batch b1 = {1, rids, logits, MS_DTYPE_F32, V, width};
+    for (int j = 0; j < 4; j++) {
+        REQUIRE(ms_sample(res[j], NULL, &b1, j == 0 ? ref_tokens : tok, st) == MS_OK);
+        if (j > 0) CHECK_EQ_I64(tok[0], ref_tokens[0]);
+    }
+    for (int j = 0; j < 4; j++) ms_resource_free(res[j]);
+    free(logits);
+}
+
+TEST(cpu_pool_many_calls) {
+    /* many small calls on a 3-thread pool: no lost wake-up, no row done twice or skipped */
+    ms_spec spec = ms_spec_default();
+    spec.vocab_size = 111;
+    ms_resource_params p = ms_resource_params_default();
+    p.capacity = 4;
+    p.n_threads = 3;
+    ms_resource *fast = NULL, *ref = NULL;
+    REQUIRE(ms_resource_create(&fast, &spec, &p) == MS_OK);
+    p.backend = MS_BACKEND_CPU_REF;
+    p.n_threads = 1;
+    REQUIRE(ms_resource_create(&ref, &spec, &p) == MS_OK);
+    ms_req_config c = ms_req_config_default();
+    c.top_k = 10;
+    for (int64_t id = 0; id < 4; id++) {
+        c.seed = (uint64_t)id * 7919u;
+        REQUIRE(ms_ingest(fast, id, &c) == MS_OK);
+        REQUIRE(ms_ingest(ref, id, &c) == MS_OK);
+    }
+    ms_trng r = {5};
+    float logits[5 * 111];
+    int64_t rids[5];
+    int32_t ta[5], tb[5];
+    int mismatches = 0;
+    for (int call = 0; call < 2000; call++) {
+        int32_t n = 1 + (int32_t)ms_trng_below(&r, 5);
+        for (int32_t i = 0; i < n * 111; i++) logits[i] = (float)ms_trng_normal(&r);
+        for (int32_t i = 0; i < n; i++) rids[i] = (int64_t)ms_trng_below(&r, 4);
+        ms_batch b = {n, rids, logits, MS_DTYPE_F32, 111, 0};
+        for (int32_t i = 0; i < n; i++) ta[i] = tb[i] = -9;
+        REQUIRE(ms_sample(fast, NULL, &b, ta, NULL) == MS_OK);
+        REQUIRE(ms_sample(ref, NULL, &b, tb, NULL) == MS_OK);
+        for (int32_t i = 0; i < n; i++) mismatches += ta[i] != tb[i];
+    }
+    CHECK_EQ_I64(mismatches, 0);
+    ms_resource_free(fast);
+    ms_resource_free(ref);
+}

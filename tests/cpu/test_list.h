@@ -1,0 +1,10 @@
+/* tests/cpu: the fast CPU row and the worker pool (issue 5). */
+MS_TEST_ENTRY(cpu_fast_levels_offered)
+MS_TEST_ENTRY(cpu_fast_tiny_rows)
+MS_TEST_ENTRY(cpu_fast_v111)
+MS_TEST_ENTRY(cpu_fast_v1000)
+MS_TEST_ENTRY(cpu_fast_v32000)
+MS_TEST_ENTRY(cpu_fast_v151936)
+MS_TEST_ENTRY(cpu_fast_bench_settings)
+MS_TEST_ENTRY(cpu_threads_match_reference)
+MS_TEST_ENTRY(cpu_pool_many_calls)
