@@ -19,6 +19,9 @@ static int npy_fail(char *err, size_t err_size, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(err, err_size, fmt, ap);
         va_end(ap);
+        /* the message quotes input bytes: keep it one printable line */
+        for (char *p = err; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     }
     return -1;
 }

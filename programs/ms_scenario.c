@@ -35,6 +35,9 @@ static int scn_fail(scn_ctx *c, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(c->err, c->err_size, fmt, ap);
         va_end(ap);
+        /* the message quotes input text: keep it one printable line */
+        for (char *p = c->err; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     }
     return -1;
 }

@@ -47,12 +47,15 @@ static const char usage_text[] =
 
 /* One line on stderr: "msample: <what>: <problem>". */
 static int fail2(const char *fmt, ...) {
+    char line[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("msample: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* file names and messages may hold control characters: keep the message one line */
+    for (char *p = line; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    fprintf(stderr, "msample: %s\n", line);
     return 2;
 }
 

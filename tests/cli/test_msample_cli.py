@@ -383,6 +383,7 @@ def mutate(path_keys, value):
 
 DOC_CASES = {
     "unknown_top": (mutate(["extra"], 1), "unknown field 'extra'"),
+    "unknown_with_newline": (mutate(["ex\ntra"], 1), "unknown field 'ex?tra'"),
     "unknown_spec": (mutate(["spec", "vocab"], 3), "unknown field 'vocab'"),
     "unknown_config": (mutate(["requests", 0, "config", "topk"], 3), "unknown field 'topk'"),
     "unknown_request": (mutate(["requests", 0, "tokens"], []), "unknown field 'tokens'"),
@@ -461,6 +462,8 @@ NPY_CASES = {
     "one_d": ("1d", "1 dimensions"),
     "garbage_header": (npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 64), 'x': 1}",
                                  b"\x00" * 256), "unknown key"),
+    "newline_in_key": (npy_bytes("{'de\nscr': '<f4', 'fortran_order': False, 'shape': (1, 64), }", b"\x00" * 256),
+                       "malformed header"),
     "bad_shape": (npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, -64), }", b""), "shape"),
     "wrong_rows": ("rows", "rows"),
     "narrow": ("narrow", "narrower"),
