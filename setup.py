@@ -17,6 +17,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+BUILD_BASE = os.environ.get("MSAMPLER_PY_BUILD_BASE", "build-py")
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 BASE_FLAGS = ["-std=c11", "-ffp-contract=off", "-fno-fast-math", "-fvisibility=hidden", "-O2"]
 
@@ -119,6 +120,7 @@ ext = Extension(
 setup(
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},
-    # keep setuptools' build tree out of CMake's build/ directory
-    options={"build": {"build_base": "build-py"}},
+    # keep setuptools' build tree out of CMake's build/ directory; tests/python points it into its own
+    # build directory, so that concurrent CTest runs of several build trees do not share one
+    options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
 )

@@ -1,6 +1,9 @@
 # `pip install .` of the repository into a scratch directory, then a smoke subset of the tests
 # against that installed copy (not the CTest-built one). Run by CTest as python_pip_install.
 file(REMOVE_RECURSE ${DEST})
+# setuptools' build tree goes beside DEST, not into the shared source tree (see setup.py)
+set(ENV{MSAMPLER_PY_BUILD_BASE} ${DEST}-build)
+file(MAKE_DIRECTORY ${DEST}-build)
 execute_process(COMMAND ${PYTHON} -m pip install --no-build-isolation --no-deps --disable-pip-version-check
                         --no-warn-script-location -q --target ${DEST} ${SRC}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
