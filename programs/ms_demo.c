@@ -42,6 +42,9 @@ int ms_demo_sample(ms_resource *res, const ms_step *step, const int64_t *rids, i
     if (ce == cudaSuccess) ce = cudaMalloc(&d_tokens, n * sizeof(int32_t));
     if (ce == cudaSuccess) ce = cudaMalloc(&d_status, n * sizeof(int32_t));
     if (ce == cudaSuccess) ce = cudaMemcpy(d_logits, logits, (size_t)n_rows * (size_t)width * esz, cudaMemcpyHostToDevice);
+    /* a pageable copy may still be in flight when cudaMemcpy returns, and the library's stream need
+     * not order after the default stream: wait before sampling */
+    if (ce == cudaSuccess) ce = cudaDeviceSynchronize();
     if (ce == cudaSuccess) {
         b.logits = d_logits;
         rc = ms_sample(res, step, &b, (int32_t *)d_tokens, (int32_t *)d_status);
