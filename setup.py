@@ -1,8 +1,8 @@
 """Builds the msampler Python package: the C library's sources and the thin CPython layer
 (python/msampler/_msampler.c) compiled into one extension module, msampler._msampler.
 
-Sources: every src/*.c (other areas add src/ms_*.c files; CUDA-only files named in cmake/cuda.cmake
-are left out: this is the CPU build). Every file is compiled with -ffp-contract=off -fno-fast-math
+Sources: every src/*.c (other areas add src/ms_*.c files) and the C files cmake/*.cmake append to
+MS_SOURCES for a build without CUDA (the CUDA stub); this is the CPU build. Every file is compiled with -ffp-contract=off -fno-fast-math
 (SPEC section 3: the tokens depend on it), plus the per-file flags that cmake/sources-*.cmake gives
 with set_source_files_properties(... PROPERTIES COMPILE_OPTIONS|COMPILE_FLAGS ...), so a SIMD file
 gets the same -m flags here as in the CMake build.
@@ -59,16 +59,26 @@ def per_file_flags():
     return {f: v for f, v in flags.items() if v}
 
 
-def cuda_only_sources():
-    names = set()
-    for text in _cmake_texts("cuda.cmake"):
-        names.update(re.findall(r"(src/[\w./-]+\.c)\b", text))
+def _listed_sources(variable):
+    """The .c files that cmake/*.cmake appends to `variable` (list(APPEND variable ...))."""
+    names = []
+    for text in _cmake_texts("*.cmake"):
+        for body in re.findall(r"list\s*\(\s*APPEND\s+%s\b(.*?)\)" % variable, text, re.S):
+            for f in shlex.split(body):
+                f = f.replace("${CMAKE_CURRENT_LIST_DIR}/..", "").replace("${PROJECT_SOURCE_DIR}", "").lstrip("/")
+                if f.endswith(".c") and os.path.exists(os.path.join(ROOT, f)):
+                    names.append(f)
     return names
 
 
 def library_sources():
-    skip = cuda_only_sources()
-    return [s for s in sorted(_rel(p) for p in glob.glob(os.path.join(ROOT, "src", "*.c"))) if s not in skip]
+    """src/*.c, plus the C files the CMake build adds from elsewhere for a build without CUDA (such as
+    src/cuda/ms_cuda_stub.c, which keeps the public CUDA functions and returns MS_EBACKEND), less
+    any C file of the CUDA build's own list."""
+    skip = set(_listed_sources("MS_CUDA_SOURCES"))
+    found = sorted(_rel(p) for p in glob.glob(os.path.join(ROOT, "src", "*.c")))
+    found += [f for f in _listed_sources("MS_SOURCES") if f not in found]
+    return [s for s in found if s not in skip]
 
 
 class BuildExt(build_ext):
