@@ -18,6 +18,7 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 BUILD_BASE = os.environ.get("MSAMPLER_PY_BUILD_BASE", "build-py")
+os.makedirs(BUILD_BASE, exist_ok=True)  # egg_info's egg_base must exist
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 BASE_FLAGS = ["-std=c11", "-ffp-contract=off", "-fno-fast-math", "-fvisibility=hidden", "-O2"]
 
