@@ -15,6 +15,11 @@ reference says so instead of guessing:
     (docs/decisions.md: explain reports tokens with q = floor(w 2^40) > 0); they may or may not be
     in the library's support.
 
+The probabilities are exact (float64) ones; the library's are q/M with q = floor(w 2^40), w relative
+to the row's maximum before any filter. That grain is invisible (< 1e-6) unless the kept mass M is
+small, which happens only when the min-tokens floor masks the row's top tokens: then q/M may differ
+from the exact probability by up to (n p + 1) / (M - n) for n kept tokens (`grain_mass` gives M).
+
 The public function is `distribution(...)`; `philox4x32_10` and `draw` re-implement SPEC section 3's
 draw so that a sampled token can be checked against the masses explain reports.
 """
@@ -71,6 +76,8 @@ class Result:
     greedy: bool = False
     floor_active: bool = False
     boundary: str | None = None  # rule whose bound the row sits on, None when clear
+    cut: tuple = ()  # the rules that removed a token with mass (coverage statistics for the oracle)
+    grain_mass: float = 0.0  # the support's weight in units of the 2^-40 grain (sum of w 2^40)
     uncertain: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
@@ -202,11 +209,19 @@ def distribution(logits, V: int, cfg: Config, state: State, stop_ids=(), apply_p
 
     keep = np.ones(V, dtype=bool)
     boundary = None
+    massive = w * MASS_ONE >= 1.0
+    cut = []
+
+    def note(rule, before, after):
+        if np.any(before & ~after & massive):
+            cut.append(rule)
+
     if apply_filters:
         # 4a. min-p on w = exp(y - max y)
         mp = float(np.float32(cfg.min_p))
         if mp > 0:
             keep = w >= mp
+            note("min_p", np.ones(V, dtype=bool), keep)
             if not exact:
                 near = np.abs(w - mp) <= _grain_tol(np.full(1, mp))[0] * mp
                 near &= y != m  # w = 1 exactly there, in the library too
@@ -216,18 +231,26 @@ def distribution(logits, V: int, cfg: Config, state: State, stop_ids=(), apply_p
         p_on = np.float32(cfg.top_p) < np.float32(1)
         p_eff = top_p_effective(cfg.top_p)
         if not cfg.top_p_first:
+            before = keep
             keep = _top_k_keep(y, keep, k)
+            note("top_k", before, keep)
             if p_on:
+                before = keep
                 keep, nb = _top_p_keep(y, w, keep, p_eff, cfg.top_p_min_keep)
+                note("top_p", before, keep)
                 if nb and not exact:
                     boundary = boundary or "top_p"
         else:
             if p_on:
+                before = keep
                 keep, nb = _top_p_keep(y, w, keep, p_eff, cfg.top_p_min_keep)
+                note("top_p", before, keep)
                 if nb and not exact:
                     boundary = boundary or "top_p"
             k2 = max(k, cfg.top_p_min_keep) if k > 0 else 0
+            before = keep
             keep = _top_k_keep(y, keep, k2)
+            note("top_k", before, keep)
 
     # masses: the library keeps tokens with floor(w 2^40) > 0; tokens within its rounding of the
     # grain are uncertain
@@ -240,6 +263,7 @@ def distribution(logits, V: int, cfg: Config, state: State, stop_ids=(), apply_p
     if floor:
         free = keep & ~stop
         if (free & has_mass).any():
+            note("floor", keep, free)
             keep = free
             floor_active = True
             if not (free & has_mass & ~grain).any():
@@ -253,7 +277,8 @@ def distribution(logits, V: int, cfg: Config, state: State, stop_ids=(), apply_p
     if ids.size == 0:  # cannot happen for a row with a finite logit (the max has w = 1)
         return empty
     probs = w[ids] / w[ids].sum()
-    return Result(ids=ids, probs=probs, floor_active=floor_active, boundary=boundary, uncertain=uncertain)
+    return Result(ids=ids, probs=probs, floor_active=floor_active, boundary=boundary, uncertain=uncertain,
+                  cut=tuple(cut), grain_mass=float(w[ids].sum() * MASS_ONE))
 
 
 # ---- the draw (SPEC section 3) ------------------------------------------------------------------
