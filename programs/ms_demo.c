@@ -5,9 +5,10 @@
  * decode steps at vocab 151936. Each request's logits row is a function of (rid, n, last token) only,
  * shaped like a language model's (a Zipf profile over a fixed permutation, noise, a few context
  * tokens raised, the stop ids growing likelier with length). The run samples each setting as its own
- * sub-batch (timed); then a replay on a fresh resource, with requests ingested in another order, all
- * rows in one batch shuffled per step and another thread count, must give identical tokens: a
- * request's n-th token depends only on its row, settings, seed and n (SPEC section 3).
+ * sub-batch (timed); the baseline does the same on the reference backend (MS_BACKEND_CPU_REF); then a
+ * replay on a fresh resource, with requests ingested in another order, all rows in one batch shuffled
+ * per step and another thread count. All three must give identical tokens: a request's n-th token
+ * depends only on its row, settings, seed and n (SPEC section 3).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ms_demo.h"
@@ -199,12 +200,13 @@ typedef struct run_stats {
 
 /*
  * One pass of the serving loop. shuffled = 0: requests ingested in rid order and each setting sampled
- * as its own batch (timed); shuffled = 1: ingested in reverse order, all rows in one batch in a
- * shuffled order. Tokens go to out[i] (the record of request i). Returns 0, or an exit status.
+ * as its own batch (timed into st); shuffled = 1: ingested in reverse order, all rows in one batch in
+ * a shuffled order. Tokens go to out[i] (request i); record: also note when and why requests left.
+ * Returns 0, or an exit status.
  */
-static int demo_run(demo *d, int shuffled, int32_t n_threads, int32_t **out, int *n_out, run_stats *st) {
+static int demo_run(demo *d, const char *tag, int shuffled, ms_backend backend, int32_t n_threads, bool record,
+                    int32_t **out, int *n_out, run_stats *st) {
     const int32_t V = d->V;
-    const char *tag = shuffled ? "replay" : "run";
     ms_spec spec = ms_spec_default();
     spec.resource_key = "LLM_SAMPLER";
     spec.vocab_size = V;
@@ -215,7 +217,7 @@ static int demo_run(demo *d, int shuffled, int32_t n_threads, int32_t **out, int
     spec.enable_top_p_first = true;
     ms_resource_params rp = ms_resource_params_default();
     rp.capacity = DEMO_REQUESTS;
-    rp.backend = d->backend;
+    rp.backend = backend;
     rp.n_threads = n_threads;
     ms_resource *res = NULL;
     if (ms_resource_create(&res, &spec, &rp) < 0) {
@@ -304,7 +306,7 @@ static int demo_run(demo *d, int shuffled, int32_t n_threads, int32_t **out, int
                 if (stop || tokens[k] < 0 || n_out[i] >= q->max_new) {
                     done[i] = true;
                     finished++;
-                    if (!shuffled) {
+                    if (record) {
                         q->left_step = step;
                         q->ended = stop ? "stop id" : tokens[k] < 0 ? "empty row" : "length";
                     }
@@ -321,6 +323,22 @@ static int demo_run(demo *d, int shuffled, int32_t n_threads, int32_t **out, int
     return rc;
 }
 
+static double per_row_us(double seconds, int64_t rows) { return rows ? 1e6 * seconds / (double)rows : 0.0; }
+
+/* Requests whose token lists are equal; *diff counts the tokens that differ (or are missing). */
+static int count_same(int32_t *const *a, const int *na, int32_t *const *b, const int *nb, int64_t *diff) {
+    int same = 0;
+    *diff = 0;
+    for (int i = 0; i < DEMO_REQUESTS; i++) {
+        const int n = na[i] < nb[i] ? na[i] : nb[i];
+        int64_t dd = na[i] > nb[i] ? na[i] - nb[i] : nb[i] - na[i];
+        for (int k = 0; k < n; k++) dd += a[i][k] != b[i][k];
+        same += dd == 0;
+        *diff += dd;
+    }
+    return same;
+}
+
 static int parse_int(const char *s, int lo, int hi, int *out) {
     char *end;
     long v = strtol(s, &end, 10);
@@ -335,17 +353,21 @@ int ms_demo_main(int argc, char **argv) {
     d.V = 151936;
     d.steps = 64;
     d.backend = MS_BACKEND_CPU;
+    bool with_baseline = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int x;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            printf("usage: msample demo [--steps N] [--vocab V] [--backend cpu|cpu-ref|cuda]\n"
+            printf("usage: msample demo [--steps N] [--vocab V] [--backend cpu|cpu-ref|cuda] [--no-baseline]\n"
                    "A simulated serving loop: %d requests, six kinds of settings, joining and leaving;\n"
-                   "then a replay with shuffled batches that must give identical tokens.\n"
+                   "the same run on the reference backend (the baseline, unless --no-baseline); then a\n"
+                   "replay with shuffled batches. All must give identical tokens.\n"
                    "Defaults: --steps 64 --vocab 151936 --backend cpu. Manual: docs/msample.md\n",
                    DEMO_REQUESTS);
             return 0;
+        } else if (strcmp(a, "--no-baseline") == 0) {
+            with_baseline = false;
         } else if (strcmp(a, "--steps") == 0 && v && parse_int(v, 1, 4096, &x) == 0) {
             d.steps = x;
             i++;
@@ -373,26 +395,31 @@ int ms_demo_main(int argc, char **argv) {
     const char *bname = d.backend == MS_BACKEND_CPU ? "cpu" : d.backend == MS_BACKEND_CPU_REF ? "cpu-ref" : "cuda";
     fprintf(stderr, "msample demo: %d requests, %d decode steps, vocab %d, backend %s\n", DEMO_REQUESTS, d.steps,
             (int)d.V, bname);
-    int32_t *out1[DEMO_REQUESTS], *out2[DEMO_REQUESTS];
+    /* out1: the timed run; out2: the shuffled replay; out3: the baseline on the reference backend */
+    int32_t *out1[DEMO_REQUESTS], *out2[DEMO_REQUESTS], *out3[DEMO_REQUESTS];
     int rc = 0;
     for (int i = 0; i < DEMO_REQUESTS; i++) {
         out1[i] = d.req[i].tokens;
         out2[i] = malloc(sizeof(int32_t) * (size_t)d.req[i].max_new);
-        if (!out2[i]) rc = 1;
+        out3[i] = malloc(sizeof(int32_t) * (size_t)d.req[i].max_new);
+        if (!out2[i] || !out3[i]) rc = 1;
     }
-    int n1[DEMO_REQUESTS], n2[DEMO_REQUESTS];
-    run_stats st1, st2;
+    const bool baseline = with_baseline && d.backend != MS_BACKEND_CPU_REF;
+    int n1[DEMO_REQUESTS], n2[DEMO_REQUESTS], n3[DEMO_REQUESTS];
+    run_stats st1, st2, st3;
     memset(&st1, 0, sizeof st1);
     memset(&st2, 0, sizeof st2);
-    /* the timed run on one thread, then the replay: another ingest order, one shuffled batch per
-     * step, all cores */
-    if (!rc) rc = demo_run(&d, 0, 1, out1, n1, &st1);
+    memset(&st3, 0, sizeof st3);
+    /* the timed run on one thread; the baseline: the same on the reference backend; the replay:
+     * another ingest order, one shuffled batch per step, all cores */
+    if (!rc) rc = demo_run(&d, "run", 0, d.backend, 1, true, out1, n1, &st1);
     for (int i = 0; i < DEMO_REQUESTS; i++) d.req[i].n_tokens = n1[i];
-    if (!rc) rc = demo_run(&d, 1, 0, out2, n2, &st2);
+    if (!rc && baseline) rc = demo_run(&d, "baseline cpu-ref", 0, MS_BACKEND_CPU_REF, 1, false, out3, n3, &st3);
+    if (!rc) rc = demo_run(&d, "replay", 1, d.backend, 0, false, out2, n2, &st2);
     if (!rc) {
         printf("msample demo: %d requests joining and leaving over %d decode steps, vocab %d, backend %s\n\n",
                DEMO_REQUESTS, d.steps, (int)d.V, bname);
-        double all_s = 0;
+        double all_s = 0, all_ref = 0;
         int64_t all_rows = 0, all_tok = 0;
         for (int g = 0; g < DEMO_GROUPS; g++) {
             printf("%s\n", group_name[g]);
@@ -410,40 +437,45 @@ int ms_demo_main(int argc, char **argv) {
                 all_tok += q->n_tokens;
             }
             printf("  %" PRId64 " rows sampled in %.3f s: %.1f us/row\n\n", st1.rows[g], st1.seconds[g],
-                   st1.rows[g] ? 1e6 * st1.seconds[g] / (double)st1.rows[g] : 0.0);
+                   per_row_us(st1.seconds[g], st1.rows[g]));
             all_s += st1.seconds[g];
+            all_ref += st3.seconds[g];
             all_rows += st1.rows[g];
         }
-        printf("%-46s %6s %8s %10s\n", "setting", "rows", "tokens", "us/row");
-        for (int g = 0; g < DEMO_GROUPS; g++) {
+        printf("time per row, one thread, each setting as its own batch%s\n",
+               baseline ? "; baseline: the reference backend (cpu-ref) on the same rows" : "");
+        printf("%-46s %6s %8s %10s", "setting", "rows", "tokens", "us/row");
+        if (baseline) printf(" %12s %8s", "baseline", "speedup");
+        printf("\n");
+        for (int g = 0; g <= DEMO_GROUPS; g++) {
             int64_t tok = 0;
             for (int i = 0; i < DEMO_REQUESTS; i++)
-                if (d.req[i].group == g) tok += d.req[i].n_tokens;
-            printf("%-46s %6" PRId64 " %8" PRId64 " %10.1f\n", group_name[g], st1.rows[g], tok,
-                   st1.rows[g] ? 1e6 * st1.seconds[g] / (double)st1.rows[g] : 0.0);
+                if (g == DEMO_GROUPS || d.req[i].group == g) tok += d.req[i].n_tokens;
+            const int64_t rows = g < DEMO_GROUPS ? st1.rows[g] : all_rows;
+            const double sec = g < DEMO_GROUPS ? st1.seconds[g] : all_s;
+            const double ref = g < DEMO_GROUPS ? st3.seconds[g] : all_ref;
+            printf("%-46s %6" PRId64 " %8" PRId64 " %10.1f", g < DEMO_GROUPS ? group_name[g] : "all", rows, tok,
+                   per_row_us(sec, rows));
+            if (baseline) printf(" %12.1f %7.1fx", per_row_us(ref, rows), sec > 0 ? ref / sec : 0.0);
+            printf("\n");
         }
-        printf("%-46s %6" PRId64 " %8" PRId64 " %10.1f\n\n", "all", all_rows, all_tok,
-               all_rows ? 1e6 * all_s / (double)all_rows : 0.0);
-        /* determinism: every request's tokens must match the replay's */
-        int same = 0;
-        int64_t diff_tok = 0;
-        for (int i = 0; i < DEMO_REQUESTS; i++) {
-            const int n = n1[i] < n2[i] ? n1[i] : n2[i];
-            int64_t diff = n1[i] > n2[i] ? n1[i] - n2[i] : n2[i] - n1[i];
-            for (int k = 0; k < n; k++) diff += out1[i][k] != out2[i][k];
-            same += diff == 0;
-            diff_tok += diff;
-        }
-        if (same == DEMO_REQUESTS) {
-            printf("determinism: replayed with requests ingested in reverse order, every step's rows in one\n"
-                   "shuffled batch and all cores: %d/%d requests, %" PRId64 " tokens, identical\n",
-                   DEMO_REQUESTS, DEMO_REQUESTS, all_tok);
-        } else {
-            printf("determinism: FAILED: %d/%d requests identical in the shuffled replay (%" PRId64
-                   " tokens differ)\n", same, DEMO_REQUESTS, diff_tok);
+        printf("\n");
+        /* determinism: every request's tokens must match the replay's (and the baseline's) */
+        int64_t diff2 = 0, diff3 = 0;
+        const int same2 = count_same(out1, n1, out2, n2, &diff2);
+        const int same3 = baseline ? count_same(out1, n1, out3, n3, &diff3) : DEMO_REQUESTS;
+        printf("determinism: replayed with requests ingested in reverse order, every step's rows in one\n"
+               "shuffled batch and all cores: %d/%d requests identical (%" PRId64 " tokens, %" PRId64 " differ)\n",
+               same2, DEMO_REQUESTS, all_tok, diff2);
+        if (baseline)
+            printf("the reference backend (cpu-ref): %d/%d requests identical (%" PRId64 " tokens, %" PRId64
+                   " differ)\n", same3, DEMO_REQUESTS, all_tok, diff3);
+        if (same2 != DEMO_REQUESTS || same3 != DEMO_REQUESTS) {
+            printf("determinism: FAILED\n");
             rc = 1;
         }
     }
+    for (int i = 0; i < DEMO_REQUESTS; i++) free(out3[i]);
     for (int i = 0; i < DEMO_REQUESTS; i++) free(out2[i]);
     demo_free(&d);
     return rc;

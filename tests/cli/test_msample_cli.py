@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -235,10 +236,15 @@ def test_bench_is_dispatched():
 
 def test_demo_small_is_deterministic():
     p = run("demo", "--steps", 6, "--vocab", 3000, check=0)
-    assert "32/32 requests" in p.stdout and "identical" in p.stdout
-    for name in ("greedy", "top-p", "min-p", "windowed penalty", "HF order"):
+    assert p.stdout.count("32/32 requests identical") == 2 and "FAILED" not in p.stdout
+    for name in ("greedy", "top-p", "min-p", "windowed penalty", "HF order", "baseline", "speedup"):
         assert name in p.stdout
-    assert "[run] step" in p.stderr and "[replay] step" in p.stderr
+    assert "[run] step" in p.stderr and "[replay] step" in p.stderr and "[baseline cpu-ref] step" in p.stderr
+    q = run("demo", "--steps", 6, "--vocab", 3000, "--no-baseline", check=0)
+    assert q.stdout.count("32/32 requests identical") == 1 and "speedup" not in q.stdout
+    # the tokens do not depend on whether the baseline ran
+    rows = [line for line in p.stdout.splitlines() if re.match(r"^ +\d+ +\d+ ", line)]
+    assert len(rows) == 32 and all(r in q.stdout for r in rows)
     assert_bad_input(run("demo", "--steps", "x"), "--steps")
     assert_bad_input(run("demo", "--frob"), "--frob")
 
