@@ -249,6 +249,15 @@ def test_demo_small_is_deterministic():
     assert_bad_input(run("demo", "--frob"), "--frob")
 
 
+def test_default_is_the_full_demo():
+    """`msample` alone: the README's main job at full size (about 14 s on the project's machine)."""
+    p = subprocess.run([MSAMPLE], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "32 requests joining and leaving over 64 decode steps, vocab 151936, backend cpu" in p.stdout
+    assert p.stdout.count("32/32 requests identical") == 2 and "FAILED" not in p.stdout
+    assert "[run] step 64/64" in p.stderr and "[replay] step 64/64" in p.stderr
+
+
 # ---- explain / draw against the reference -------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
