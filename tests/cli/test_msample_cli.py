@@ -116,7 +116,9 @@ def mixed_scenario(rng, V=1000, width=1024, seed_base=7):
     order = rng.permutation(len(rows))
     rows = [rows[i] for i in order]
     doc = {"spec": spec, "requests": requests, "step": {"apply_penalty": True, "apply_filters": True}, "rows": rows}
-    return doc, lm_logits(rng, len(rows), width)
+    x = lm_logits(rng, len(rows), width)
+    x[:, V - 1] = 5.0  # a likely stop id, so that the min-tokens floor changes the distribution
+    return doc, x
 
 
 def reference_rows(doc, logits_f32):
@@ -276,6 +278,16 @@ def test_scenario_matches_reference(tmp_path, dtype):
     explained = json_lines(run("explain", path, check=0))
     drawn = json_lines(run("draw", path, check=0))
     assert check_against_reference(doc, x32, explained, drawn) >= 3
+    # the floor masked the stop id for the requests below min_tokens, and only for them
+    V = doc["spec"]["vocab_size"]
+    reqs = {r["rid"]: r for r in doc["requests"]}
+    for e in explained:
+        r = reqs[e["rid"]]
+        floored = len(r["generated"]) < r["config"].get("min_tokens", 0)
+        if floored:
+            assert V - 1 not in e["ids"]
+        elif r["config"]["temperature"] > 0 and r["config"].get("top_k", 0) != 7:
+            assert V - 1 in e["ids"], e["rid"]
     # the reference backend gives the same bytes
     assert run("explain", path, "--backend", "cpu-ref", check=0).stdout == run("explain", path, check=0).stdout
     assert run("draw", path, "--backend=cpu-ref", check=0).stdout == run("draw", path, check=0).stdout
