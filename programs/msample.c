@@ -172,6 +172,10 @@ static int replay_load(replay *r, ms_backend backend) {
     if (!(r->logits = malloc(a.data_size ? a.data_size : 1))) return fail2("%s: out of memory", r->npy_path);
     if (a.data_size) memcpy(r->logits, a.data, a.data_size);
 
+    if (s->spec.vocab_size > 0 && r->width < s->spec.vocab_size)
+        return fail2("%s: wrong shape: width %d is narrower than spec.vocab_size %d", r->npy_path, (int)r->width,
+                     (int)s->spec.vocab_size);
+
     ms_resource_params rp = ms_resource_params_default();
     rp.capacity = s->n_requests > 0 ? s->n_requests : 1;
     rp.max_rows = s->n_rows > 0 ? s->n_rows : 1;
@@ -179,9 +183,6 @@ static int replay_load(replay *r, ms_backend backend) {
     rp.backend = backend;
     if (ms_resource_create(&r->res, &s->spec, &rp) < 0)
         return fail2("%s: cannot build the resource: %s", r->json_path, ms_last_create_error());
-    if (s->spec.vocab_size > 0 && r->width < s->spec.vocab_size)
-        return fail2("%s: wrong shape: width %d is narrower than spec.vocab_size %d", r->npy_path, (int)r->width,
-                     (int)s->spec.vocab_size);
 
     for (int32_t i = 0; i < s->n_requests; i++) {
         const ms_scn_request *q = &s->requests[i];
