@@ -140,12 +140,13 @@ def c_validate_message(lib: C.CDLL, cfg: CConfig, spec: Optional[CSpec]) -> Opti
 class CResource:
     """A C resource driven step by step like the package's SamplerResource."""
 
-    def __init__(self, lib: C.CDLL, spec: CSpec, capacity: int = 16, backend: int = 0):
+    def __init__(self, lib: C.CDLL, spec: CSpec, capacity: int = 16, backend: int = 0, n_threads: int = 0):
         self.lib = lib
         self.res = C.c_void_p()
         p = lib.ms_resource_params_default()
         p.capacity = capacity
         p.backend = backend
+        p.n_threads = n_threads
         rc = lib.ms_resource_create(C.byref(self.res), C.byref(spec), C.byref(p))
         assert rc == 0, rc
 
