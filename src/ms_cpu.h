@@ -25,6 +25,8 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 
 /* Tokens per block of exact mass sums (vector lanes sum at most MS_FAST_BLOCK / W masses). */
 #define MS_FAST_BLOCK 1024
+/* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
+#define MS_FAST_NB 512
 
 /* The elementwise passes of one SIMD level; each lane does the scalar operations of ms_math.h. */
 typedef struct ms_fast_kernels {
@@ -34,11 +36,13 @@ typedef struct ms_fast_kernels {
     float (*max)(const float *y, int32_t V);
     /* y /= T in place, w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum; returns the total */
     uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
+    /* exp_mass, and the exact mass and count per bucket min(NB - 1, trunc((m - y) scale)) */
+    uint64_t (*exp_hist)(float *y, float *w, int32_t V, float T, float m, float scale, uint64_t *hist,
+                         uint32_t *hcnt, uint64_t *bsum);
     /* ids with y >= tau, ascending; returns the count */
     int32_t (*select_ge)(const float *y, int32_t V, float tau, int32_t *ids);
-    /* exact mass and count of y >= hi_tau; ids of lo_tau <= y < hi_tau; returns the band's count */
-    int32_t (*band)(const float *y, const float *w, int32_t V, float lo_tau, float hi_tau, int32_t *ids,
-                    uint64_t *mass_hi, int32_t *n_hi);
+    /* ids of the tokens in one bucket of exp_hist, ascending; returns the count */
+    int32_t (*bucket_ids)(const float *y, int32_t V, float m, float scale, int32_t which, int32_t *ids);
     /* exact mass of {t in [lo, hi) : y >= tau} */
     uint64_t (*mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi, float tau);
 } ms_fast_kernels;

@@ -108,6 +108,33 @@ static int ms__cmp_f32_desc(const void *a, const void *b) {
     return (x < y) - (x > y);
 }
 
+/* Sorts keys[0, n) ascending. The low words are ascending indices already, so a stable LSD radix
+ * sort on the high words (4 passes of 8 bits) gives the full order; tmp needs n entries (NULL:
+ * qsort). */
+static void ms__sort_keys(uint64_t *keys, int32_t n, uint64_t *tmp) {
+    if (n < 64 || !tmp) {
+        qsort(keys, (size_t)n, sizeof *keys, ms__cmp_u64);
+        return;
+    }
+    uint64_t *src = keys, *dst = tmp;
+    for (int shift = 32; shift < 64; shift += 8) {
+        int32_t cnt[256] = {0};
+        for (int32_t i = 0; i < n; i++) cnt[(src[i] >> shift) & 0xff]++;
+        if (cnt[(src[0] >> shift) & 0xff] == n) continue; /* one digit value: nothing moves */
+        int32_t pos = 0;
+        for (int d = 0; d < 256; d++) {
+            int32_t c = cnt[d];
+            cnt[d] = pos;
+            pos += c;
+        }
+        for (int32_t i = 0; i < n; i++) dst[cnt[(src[i] >> shift) & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys) memcpy(keys, src, (size_t)n * sizeof *keys);
+}
+
 /* The j-th largest (1-based) of a[0, n), reordering a (quickselect). */
 static float ms__kth_largest(float *a, int32_t n, int32_t j) {
     int32_t lo = 0, hi = n - 1, want = j - 1;
@@ -145,7 +172,22 @@ static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) {
     /* k tokens of V are about k / stride samples; take 2x plus slack for sampling noise */
     int32_t j = (int32_t)(2 * ((int64_t)k + stride - 1) / stride) + 8;
     if (j > MS__SAMPLES) return ms__neg_inf();
-    return ms__kth_largest(sample, MS__SAMPLES, j);
+    if (j > 64) return ms__kth_largest(sample, MS__SAMPLES, j);
+    /* small j (the usual top-k): keep the j largest in a sorted array; most samples fail the
+     * first comparison */
+    float top[64];
+    int32_t n = 0;
+    for (int32_t i = 0; i < MS__SAMPLES; i++) {
+        const float v = sample[i];
+        if (n == j && !(v > top[j - 1])) continue;
+        int32_t pos = n < j ? n++ : j - 1;
+        while (pos > 0 && top[pos - 1] < v) {
+            top[pos] = top[pos - 1];
+            pos--;
+        }
+        top[pos] = v;
+    }
+    return top[j - 1];
 }
 
 /* ---- the candidate list ------------------------------------------------------------------------
@@ -158,23 +200,28 @@ typedef struct ms_cand {
     uint64_t *cq;
     uint8_t *keep;
     uint64_t *keys;
+    int32_t cap; /* entries of keys (V) */
 } ms_cand;
 
 static int32_t ms__cand_sorted(const ms_cand *c) {
     int32_t n = 0;
     for (int32_t i = 0; i < c->n; i++)
         if (c->keep[i]) c->keys[n++] = ms__fkey(c->cy[i], (uint32_t)i);
-    qsort(c->keys, (size_t)n, sizeof *c->keys, ms__cmp_u64);
+    ms__sort_keys(c->keys, n, 2 * n <= c->cap ? c->keys + n : NULL);
     return n;
 }
 
-/* ms_cpu_ref.c's ms__top_k over the list */
+/* ms_cpu_ref.c's ms__top_k over the list: t is kept iff fewer than k survivors have a strictly
+ * greater y, that is iff y_t >= the k-th largest y (ties with it are kept); no sort needed. */
 static void ms__cand_top_k(ms_cand *c, int32_t k) {
-    int32_t n = ms__cand_sorted(c), group_start = 0;
-    for (int32_t i = 0; i < n; i++) {
-        if (i > 0 && MS__FKEY_VAL(c->keys[i]) != MS__FKEY_VAL(c->keys[i - 1])) group_start = i;
-        if (group_start >= k) c->keep[MS__FKEY_IDX(c->keys[i])] = 0;
-    }
+    float *vals = (float *)c->keys;
+    int32_t n = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->keep[i]) vals[n++] = c->cy[i];
+    if (n <= k) return;
+    const float yk = ms__kth_largest(vals, n, k);
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->keep[i] && !(c->cy[i] >= yk)) c->keep[i] = 0;
 }
 
 /* ms_cpu_ref.c's ms__top_p over the list */
@@ -342,115 +389,58 @@ static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, 
     return ms__kth_largest(vals, n, k);
 }
 
-#define MS__NB 2048 /* buckets of the band refinement */
+#define MS__SCALE ((float)MS_FAST_NB / 32.0f) /* buckets per unit of y below the max */
 
-/* Bucket of v: monotone (a greater y never lands in a later bucket), so buckets split the band
- * into groups ordered strictly by y, and equal values share a bucket. */
-static inline int32_t ms__bucket(float v, float top, float scale) {
-    if (v >= top || scale == 0.0f) return 0;
-    float d = (top - v) * scale;
-    return d >= (float)(MS__NB - 1) ? MS__NB - 1 : (int32_t)d;
-}
-
-/* Top-p over every token (no min-p, top-p first): the threshold Y of the kept upper set. Needs y, w
- * from exp_mass and M. Uses s->keys (ids of the band, as int32) and s->q (sort keys). */
+/* Top-p over every token (no min-p, top-p first): the threshold Y of the kept set, an upper set
+ * in y. hist/hcnt are the exact mass and count per bucket (exp_hist); whole buckets are kept or
+ * dropped by integer comparisons, and only a bucket the threshold falls into is listed (one pass),
+ * sorted and walked with the reference's rule. Uses s->keys (ids) and s->q (sort keys). */
 static float ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
-                                 uint64_t M, uint64_t p_q, int32_t min_keep) {
+                                 uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
+                                 const uint32_t *hcnt) {
     const int32_t V = job->V;
     const float *y = s->y, *w = s->w;
-    const double p = (double)p_q / 4294967296.0;
-    /* 1. bracket from a strided sample of w (weights by y bucket of 1/8 unit below the max) */
-    float tau_hi = ms__pos_inf(), tau_lo = ms__neg_inf();
-    if (V >= 4 * MS__SAMPLES) {
-        double hw[257] = {0}, tot = 0;
-        const int32_t stride = V / MS__SAMPLES;
-        for (int32_t i = 0; i < MS__SAMPLES; i++) {
-            int32_t t = i * stride + stride / 2;
-            double d = (double)m - (double)y[t];
-            int32_t b = d < 32.0 ? (int32_t)(d * 8.0) : 256;
-            hw[b] += w[t];
-            tot += w[t];
-        }
-        if (tot > 0) {
-            const double delta = 0.03;
-            double cum = 0;
-            int32_t b_hi = -1, b_lo = -1;
-            for (int32_t b = 0; b < 256; b++) {
-                cum += hw[b] / tot;
-                if (b_hi < 0 && cum >= p - delta) b_hi = b;
-                if (b_lo < 0 && cum >= p + delta) b_lo = b;
-            }
-            if (b_hi >= 0) tau_hi = (float)((double)m - b_hi / 8.0);
-            if (b_lo >= 0) tau_lo = ms__float_below((double)m - (b_lo + 1) / 8.0);
-        }
-    }
     int32_t *ids = (int32_t *)s->keys;
-    uint64_t a_hi = 0, a_band = 0;
-    int32_t n_hi = 0, n_band = 0;
-    for (int attempt = 0;; attempt++) {
-        n_band = K->band(y, w, V, tau_lo, tau_hi, ids, &a_hi, &n_hi);
-        a_band = 0;
-        for (int32_t i = 0; i < n_band; i++) a_band += ms__mass(w[ids[i]]);
-        const bool top_ok = n_hi == 0 || ms__top_p_keeps(a_hi, M, p_q);
-        const bool bottom_ok = ms__is_neg_inf(tau_lo) ||
-                               (!ms__top_p_keeps(a_hi + a_band, M, p_q) && n_hi + n_band >= min_keep);
-        if (top_ok && bottom_ok) break;
-        if (!top_ok) tau_hi = ms__pos_inf();
-        if (!bottom_ok) tau_lo = ms__neg_inf();
-    }
-    if (n_band == 0) return tau_hi; /* every kept token is in the top part */
-    /* 2. exact mass histograms over the band, buckets monotone in y */
-    const float top = ms__is_pos_inf(tau_hi) ? m : tau_hi;
-    const float bottom = ms__is_neg_inf(tau_lo) ? m - 30.0f : tau_lo;
-    float scale = top > bottom ? (float)MS__NB / (top - bottom) : 0.0f;
-    if (!(scale > 0.0f && scale < 1e30f)) scale = 0.0f; /* one bucket: the whole band is walked */
-    static _Thread_local uint64_t hmass[MS__NB];
-    static _Thread_local int32_t hcnt[MS__NB];
-    static _Thread_local float hmin[MS__NB];
-    memset(hmass, 0, sizeof hmass);
-    memset(hcnt, 0, sizeof hcnt);
-    for (int32_t b = 0; b < MS__NB; b++) hmin[b] = ms__pos_inf();
-    for (int32_t i = 0; i < n_band; i++) {
-        const float v = y[ids[i]];
-        int32_t b = ms__bucket(v, top, scale);
-        hmass[b] += ms__mass(w[ids[i]]);
-        hcnt[b]++;
-        if (v < hmin[b]) hmin[b] = v;
-    }
-    uint64_t above = a_hi;
-    int32_t count = n_hi;
-    float Y = tau_hi;
-    for (int32_t b = 0; b < MS__NB; b++) {
+    uint64_t above = 0;
+    int64_t count = 0;
+    float Y = ms__pos_inf();
+    int32_t need_min = -1; /* a bucket kept whole whose lowest y is the threshold so far */
+    for (int32_t b = 0; b < MS_FAST_NB; b++) {
         if (!hcnt[b]) continue;
-        if (ms__top_p_keeps(above + hmass[b], M, p_q)) {
-            /* every token of the bucket has less than above + hmass[b] strictly above it */
-            above += hmass[b];
+        if (ms__top_p_keeps(above + hist[b], M, p_q)) {
+            /* every token of the bucket has less than above + hist[b] strictly above it */
+            above += hist[b];
             count += hcnt[b];
-            Y = hmin[b];
+            need_min = b;
             continue;
         }
-        if (!ms__top_p_keeps(above, M, p_q) && count >= min_keep) break;
-        /* the crossing is inside this bucket: the reference's walk over its tokens, sorted */
+        if (!ms__top_p_keeps(above, M, p_q) && count >= min_keep) break; /* this and every later one */
+        /* the threshold is inside this bucket: the reference's walk over its tokens, sorted */
+        const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, b, ids);
         uint64_t *keys = s->q;
-        int32_t n = 0;
-        for (int32_t i = 0; i < n_band; i++)
-            if (ms__bucket(y[ids[i]], top, scale) == b) keys[n++] = ms__fkey(y[ids[i]], (uint32_t)ids[i]);
-        qsort(keys, (size_t)n, sizeof *keys, ms__cmp_u64);
+        for (int32_t i = 0; i < n; i++) keys[i] = ms__fkey(y[ids[i]], (uint32_t)ids[i]);
+        ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
         uint64_t running = above, gabove = above;
-        int32_t gstart = count;
+        int64_t gstart = count;
         for (int32_t i = 0; i < n; i++) {
             if (i > 0 && MS__FKEY_VAL(keys[i]) != MS__FKEY_VAL(keys[i - 1])) {
                 gstart = count + i;
                 gabove = running;
             }
-            int32_t t = (int32_t)MS__FKEY_IDX(keys[i]);
+            const int32_t t = (int32_t)MS__FKEY_IDX(keys[i]);
             running += ms__mass(w[t]);
-            if (ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep) Y = y[t];
-            else break;
+            if (!(ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep)) break;
+            Y = y[t];
+            need_min = -1;
         }
-        above += hmass[b];
+        above += hist[b];
         count += hcnt[b];
         if (!(ms__top_p_keeps(above, M, p_q) || count < min_keep)) break;
+    }
+    if (need_min >= 0) {
+        const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, need_min, ids);
+        for (int32_t i = 0; i < n; i++)
+            if (y[ids[i]] < Y) Y = y[ids[i]];
     }
     return Y;
 }
@@ -526,14 +516,36 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     const int32_t k = filt && cfg->top_k < V ? cfg->top_k : 0;
     const bool top_p_on = filt && cfg->top_p < 1.0f;
     const int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
-    ms_cand c = {0, (int32_t *)s->w, s->y, s->q, s->keep, s->keys};
+    ms_cand c = {0, (int32_t *)s->w, s->y, s->q, s->keep, s->keys, V};
 
     if (filt && cfg->min_p > 0.0f) {
         /* min-p first: only x above tau_x can reach w >= min_p (margins far above exp's 1e-7) */
         const double L = log((double)cfg->min_p);
         const double ty = (double)m + L - 1e-5 * (1.0 + fabs((double)m) + fabs(L));
         const double tx = (double)T * ty - 1e-5 * (1e-30 + fabs((double)T * ty));
-        c.n = K->select_ge(s->y, V, ms__float_below(tx), c.id);
+        const float tau_minp = ms__float_below(tx);
+        if (k > 0 && !cfg->top_p_first) {
+            /* top-k follows: a token needs fewer than k min-p survivors strictly above it. Take
+             * the sampled top-k threshold when it is higher; if at least k survivors lie strictly
+             * above every token left out (their y <= tau / T), the left-out ones are all cut by
+             * top-k and the list decides the rest exactly. Otherwise use the min-p list. */
+            const float tau = ms__guess_topk_tau(s->y, V, k);
+            if (tau > tau_minp) {
+                c.n = K->select_ge(s->y, V, tau, c.id);
+                const float out_y = tau / T;
+                int32_t above = 0;
+                for (int32_t i = 0; i < c.n && above < k; i++) {
+                    const float yy = s->y[c.id[i]] / T;
+                    above += yy > out_y && ms__exp(yy - m) >= cfg->min_p;
+                }
+                if (above >= k) {
+                    ms__cand_fill(&c, s, T, m, cfg->min_p);
+                    ms__cand_finish(job, s, &c, draw, floor, out);
+                    return;
+                }
+            }
+        }
+        c.n = K->select_ge(s->y, V, tau_minp, c.id);
         ms__cand_fill(&c, s, T, m, cfg->min_p);
         ms__cand_finish(job, s, &c, draw, floor, out);
         return;
@@ -561,12 +573,15 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
 
     /* every token has a mass: y = x / T, w = exp(y - m), the exact total and block masses */
     static _Thread_local uint64_t bsum[MS_MAX_VOCAB / MS_FAST_BLOCK + 1];
-    const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
     if (!top_p_on) { /* no filter left: every token is kept */
+        const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
         ms__thresh_finish(job, s, K, ms__neg_inf(), M, bsum, draw, floor, out);
         return;
     }
-    float Y = ms__top_p_threshold(job, s, K, m, M, ms__top_p_q(cfg->top_p), cfg->top_p_min_keep);
+    static _Thread_local uint64_t hist[MS_FAST_NB];
+    static _Thread_local uint32_t hcnt[MS_FAST_NB];
+    const uint64_t M = K->exp_hist(s->y, s->w, V, T, m, MS__SCALE, hist, hcnt, bsum);
+    float Y = ms__top_p_threshold(job, s, K, m, M, ms__top_p_q(cfg->top_p), cfg->top_p_min_keep, hist, hcnt);
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole
          * row's top-k: the intersection of two upper sets, the higher threshold */
