@@ -44,8 +44,20 @@
  *  - Functions returning int return 0 (MS_OK) or more on success and a negative ms_error on failure.
  *  - A failing call changes no state of the resource (its last-error message aside).
  *  - The library never aborts, never prints, and allocates only in ms_resource_create.
- *  - Threads: one resource per thread. Distinct resources may be used from distinct threads at
- *    the same time; the free functions (validate, derive_seed, strerror, ...) are thread-safe.
+ *  - Threads (docs/reliability.md; tested under ThreadSanitizer by tests/threads):
+ *    . One resource, one thread at a time: calls on the same resource (queries such as
+ *      ms_contains and ms_resource_last_error included, ms_resource_free above all) must not
+ *      overlap. A resource may move between threads if the caller orders the calls (a mutex).
+ *    . Distinct resources may be used from distinct threads at the same time, each with its own
+ *      worker pool (params.n_threads), whose workers touch the resource only during its calls.
+ *    . Every function that takes no resource is thread-safe: ms_spec_check,
+ *      ms_req_config_validate, ms_req_config_apply_conductor, ms_derive_seed, ms_strerror,
+ *      ms_err_name, the *_default() getters, ms_exp_f32, ms_philox4x32_10, ms_version_*.
+ *    . ms_last_create_error() is thread-local: it tells the calling thread's last failed
+ *      ms_resource_create, whatever other threads do.
+ *    . Host inputs (spec, configs, steps, batches) are only read, and only during the call, so
+ *      several threads may pass the same ones; ms_resource_create copies the spec's strings and
+ *      arrays. (CUDA device buffers are read in stream order: see the CUDA section.)
  *  - Token ids are int32; request ids are int64 chosen by the caller.
  */
 #ifndef MSAMPLER_H
