@@ -560,40 +560,76 @@ static const char *ms_py_dl_device_name(int type) {
     }
 }
 
-static int ms_py_logits_from_dlpack(PyObject *obj, int want_ndim, ms_py_logits *lg) {
-    int dtype_, did;
-    if (ms_py_dlpack_device(obj, &dtype_, &did) < 0) return -1;
-    if (dtype_ != MS_DL_CPU && dtype_ != MS_DL_CUDA_HOST) {
-        ms_py_raisef(MS_EBACKEND,
-                     "logits are on %s:%d, but this resource samples host memory (device='cpu'); this build of "
-                     "the Python package reads host arrays only",
-                     ms_py_dl_device_name(dtype_), did);
+/* Where a resource reads its logits: host memory, or the memory of one CUDA device. */
+typedef struct ms_py_where {
+    bool cuda;
+    int32_t device;    /* the CUDA ordinal when cuda */
+    PyObject *stream;  /* the consumer stream handed to __dlpack__(stream=...) (DLPack's convention:
+                        * 1 legacy default, 2 per-thread default, else a cudaStream_t); NULL: none */
+} ms_py_where;
+
+static const char *ms_py_where_name(const ms_py_where *w) { return w->cuda ? "cuda" : "cpu"; }
+
+/* Whether memory of DLPack device (type, id) can be read by a resource at w. Pinned host memory
+ * (cuda_host) is readable from both sides. */
+static int ms_py_device_ok(const ms_py_where *w, int type, int id) {
+    if (!w->cuda) return type == MS_DL_CPU || type == MS_DL_CUDA_HOST;
+    if (type == MS_DL_CUDA_HOST) return 1;
+    return (type == MS_DL_CUDA || type == MS_DL_CUDA_MANAGED) && id == w->device;
+}
+
+static int ms_py_device_error(const ms_py_where *w, int type, int id) {
+    if (w->cuda)
+        ms_py_raisef(MS_EBACKEND, "logits are on %s:%d, but this resource samples the memory of cuda:%d",
+                     ms_py_dl_device_name(type), id, (int)w->device);
+    else
+        ms_py_raisef(MS_EBACKEND, "logits are on %s:%d, but this resource samples host memory (device='cpu')",
+                     ms_py_dl_device_name(type), id);
+    return -1;
+}
+
+static int ms_py_dl_dtype(ms_dl_dtype d, ms_dtype *out) {
+    if (d.lanes == 1 && d.code == MS_DL_FLOAT && d.bits == 32)
+        *out = MS_DTYPE_F32;
+    else if (d.lanes == 1 && d.code == MS_DL_FLOAT && d.bits == 16)
+        *out = MS_DTYPE_F16;
+    else if (d.lanes == 1 && d.code == MS_DL_BFLOAT && d.bits == 16)
+        *out = MS_DTYPE_BF16;
+    else {
+        ms_py_raisef(MS_EDTYPE, "logits: DLPack dtype (code %d, bits %d, lanes %d): expected float32, float16 or "
+                                "bfloat16",
+                     (int)d.code, (int)d.bits, (int)d.lanes);
         return -1;
     }
-    lg->capsule = PyObject_CallMethod(obj, "__dlpack__", NULL);
+    return 0;
+}
+
+static int ms_py_logits_from_dlpack(PyObject *obj, int want_ndim, const ms_py_where *w, ms_py_logits *lg) {
+    int type, did;
+    if (ms_py_dlpack_device(obj, &type, &did) < 0) return -1;
+    if (!ms_py_device_ok(w, type, did)) return ms_py_device_error(w, type, did);
+    if (w->cuda && w->stream && type != MS_DL_CUDA_HOST) {
+        /* The producer makes the data ready on our stream (DLPack's stream contract), so the sample
+         * enqueued there needs no host synchronisation. */
+        PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
+        PyObject *empty = meth ? PyTuple_New(0) : NULL;
+        PyObject *kw = empty ? Py_BuildValue("{s:O}", "stream", w->stream) : NULL;
+        lg->capsule = kw ? PyObject_Call(meth, empty, kw) : NULL;
+        Py_XDECREF(kw);
+        Py_XDECREF(empty);
+        Py_XDECREF(meth);
+    } else {
+        lg->capsule = PyObject_CallMethod(obj, "__dlpack__", NULL);
+    }
     if (!lg->capsule) return -1;
     ms_dl_managed *m = (ms_dl_managed *)PyCapsule_GetPointer(lg->capsule, "dltensor");
     if (!m) return -1; /* a used or foreign capsule: ValueError from CPython */
     /* The capsule is not renamed "used_dltensor": it stays the owner, and its destructor calls the
      * producer's deleter when we release it after the call. */
     const ms_dl_tensor *t = &m->dl_tensor;
-    if (t->device.device_type != MS_DL_CPU && t->device.device_type != MS_DL_CUDA_HOST) {
-        ms_py_raisef(MS_EBACKEND, "logits are on %s:%d, but this resource samples host memory",
-                     ms_py_dl_device_name(t->device.device_type), (int)t->device.device_id);
-        return -1;
-    }
-    if (t->dtype.lanes == 1 && t->dtype.code == MS_DL_FLOAT && t->dtype.bits == 32)
-        lg->dtype = MS_DTYPE_F32;
-    else if (t->dtype.lanes == 1 && t->dtype.code == MS_DL_FLOAT && t->dtype.bits == 16)
-        lg->dtype = MS_DTYPE_F16;
-    else if (t->dtype.lanes == 1 && t->dtype.code == MS_DL_BFLOAT && t->dtype.bits == 16)
-        lg->dtype = MS_DTYPE_BF16;
-    else {
-        ms_py_raisef(MS_EDTYPE, "logits: DLPack dtype (code %d, bits %d, lanes %d): expected float32, float16 or "
-                                "bfloat16",
-                     (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes);
-        return -1;
-    }
+    if (!ms_py_device_ok(w, t->device.device_type, t->device.device_id))
+        return ms_py_device_error(w, t->device.device_type, t->device.device_id);
+    if (ms_py_dl_dtype(t->dtype, &lg->dtype) < 0) return -1;
     if (t->ndim < 1 || t->ndim > 2 || !t->shape) {
         int64_t z[2] = {0, 0};
         return ms_py_logits_shape(lg, t->ndim, z, z, want_ndim);
@@ -614,26 +650,123 @@ static int ms_py_logits_from_dlpack(PyObject *obj, int want_ndim, ms_py_logits *
     return 0;
 }
 
-/* Fills lg from a numpy array / buffer, or a DLPack producer (torch tensors); releases on failure. */
-static int ms_py_logits_get(PyObject *obj, int want_ndim, ms_py_logits *lg) {
+/* __cuda_array_interface__ (version 2 or 3): shape, typestr, data, strides (bytes), stream. The
+ * producer's stream, when given, is where the sample is enqueued (*stream), so it runs after the
+ * producer's writes without a host synchronisation. */
+static int ms_py_logits_from_cai(PyObject *obj, int want_ndim, const ms_py_where *w, ms_py_logits *lg,
+                                 PyObject **stream) {
+    if (!w->cuda) {
+        ms_py_raisef(MS_EBACKEND, "logits are in CUDA memory (__cuda_array_interface__), but this resource "
+                                  "samples host memory (device='cpu')");
+        return -1;
+    }
+    PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (!d) return -1;
+    int rc = -1;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "logits: __cuda_array_interface__ is not a dict");
+        goto done;
+    }
+    PyObject *shape = PyDict_GetItemString(d, "shape"), *typestr = PyDict_GetItemString(d, "typestr");
+    PyObject *data = PyDict_GetItemString(d, "data"), *st = PyDict_GetItemString(d, "strides");
+    if (!shape || !PyTuple_Check(shape) || !typestr || !PyUnicode_Check(typestr) || !data || !PyTuple_Check(data) ||
+        PyTuple_GET_SIZE(data) < 1) {
+        PyErr_SetString(PyExc_TypeError, "logits: __cuda_array_interface__ lacks shape, typestr or data");
+        goto done;
+    }
+    const char *ts = PyUnicode_AsUTF8(typestr);
+    if (!ts) goto done;
+    Py_ssize_t itemsize;
+    if (strcmp(ts, "<f4") == 0) {
+        lg->dtype = MS_DTYPE_F32;
+        itemsize = 4;
+    } else if (strcmp(ts, "<f2") == 0) {
+        lg->dtype = MS_DTYPE_F16;
+        itemsize = 2;
+    } else {
+        ms_py_raisef(MS_EDTYPE, "logits: __cuda_array_interface__ typestr '%s': expected '<f4' or '<f2' (bfloat16: "
+                                "use DLPack)", ts);
+        goto done;
+    }
+    int ndim = (int)PyTuple_GET_SIZE(shape);
+    int64_t sh[2] = {0, 0}, strides[2] = {0, 0};
+    if (ndim >= 1 && ndim <= 2) {
+        for (int i = 0; i < ndim; i++) {
+            sh[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+            if (sh[i] == -1 && PyErr_Occurred()) goto done;
+        }
+        if (st && st != Py_None) {
+            if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != ndim) {
+                PyErr_SetString(PyExc_TypeError, "logits: __cuda_array_interface__ strides do not match its shape");
+                goto done;
+            }
+            for (int i = 0; i < ndim; i++) {
+                long long b = PyLong_AsLongLong(PyTuple_GET_ITEM(st, i));
+                if (b == -1 && PyErr_Occurred()) goto done;
+                if (b % itemsize != 0) {
+                    ms_py_raisef(MS_ESHAPE, "logits: stride of %lld bytes is not a whole number of elements", b);
+                    goto done;
+                }
+                strides[i] = b / itemsize;
+            }
+        } else {
+            strides[ndim - 1] = 1;
+            if (ndim == 2) strides[0] = sh[1];
+        }
+    }
+    if (ms_py_logits_shape(lg, ndim, sh, strides, want_ndim) < 0) goto done;
+    lg->data = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
+    if (!lg->data && PyErr_Occurred()) goto done;
+    PyObject *s = PyDict_GetItemString(d, "stream");
+    if (s && s != Py_None) {
+        Py_INCREF(s);
+        Py_XDECREF(*stream);
+        *stream = s;
+    }
+    rc = 0;
+done:
+    Py_DECREF(d);
+    return rc;
+}
+
+/* Fills lg from a numpy array / buffer, a DLPack producer (torch tensors) or, for a CUDA resource,
+ * __cuda_array_interface__; releases on failure. *stream may be replaced by the producer's. */
+static int ms_py_logits_get(PyObject *obj, int want_ndim, const ms_py_where *w, ms_py_logits *lg,
+                            PyObject **stream) {
     memset(lg, 0, sizeof *lg);
     int rc;
     if (PyObject_CheckBuffer(obj)) {
-        rc = ms_py_logits_from_buffer(obj, want_ndim, lg);
-    } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
-        ms_py_raisef(MS_EBACKEND, "logits are in CUDA memory (__cuda_array_interface__), but this resource samples "
-                                  "host memory (device='cpu')");
-        rc = -1;
+        if (w->cuda) {
+            ms_py_raisef(MS_EBACKEND, "logits are in host memory (%s), but this resource samples the memory of "
+                                      "cuda:%d",
+                         Py_TYPE(obj)->tp_name, (int)w->device);
+            rc = -1;
+        } else {
+            rc = ms_py_logits_from_buffer(obj, want_ndim, lg);
+        }
     } else if (PyObject_HasAttrString(obj, "__dlpack__")) {
-        rc = ms_py_logits_from_dlpack(obj, want_ndim, lg);
+        rc = ms_py_logits_from_dlpack(obj, want_ndim, w, lg);
+    } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+        rc = ms_py_logits_from_cai(obj, want_ndim, w, lg, stream);
     } else {
         ms_py_raisef(MS_EDTYPE, "logits: expected a numpy array, a torch tensor or another object with the buffer "
-                                "protocol or DLPack, got %s",
-                     Py_TYPE(obj)->tp_name);
+                                "protocol, DLPack or __cuda_array_interface__, got %s (resource on %s)",
+                     Py_TYPE(obj)->tp_name, ms_py_where_name(w));
         rc = -1;
     }
     if (rc < 0) ms_py_logits_release(lg);
     return rc;
+}
+
+/* A stream object (DLPack / CAI convention) as the cudaStream_t the library takes: None, 0 and 1
+ * are the legacy default stream (NULL), 2 the per-thread default (cudaStreamPerThread, 0x2). */
+static int ms_py_stream_ptr(PyObject *s, void **out) {
+    *out = NULL;
+    if (!s || s == Py_None) return 0;
+    void *p = PyLong_AsVoidPtr(s);
+    if (!p && PyErr_Occurred()) return -1;
+    *out = (p == (void *)1) ? NULL : p;
+    return 0;
 }
 
 /* A contiguous 1-D buffer of `itemsize`-byte integers (int32 tokens, int64 ids, ...). */
@@ -657,6 +790,8 @@ typedef struct {
     PyObject_HEAD
     ms_resource *res;
     int32_t capacity, max_rows;
+    bool cuda;      /* backend MS_BACKEND_CUDA: logits, tokens and status are device memory */
+    int32_t device; /* its CUDA ordinal */
     bool busy; /* a call is in flight with the GIL released: one resource per thread (msampler.h) */
 } ms_py_resource;
 
@@ -708,6 +843,8 @@ static PyObject *ms_py_resource_new(PyTypeObject *type, PyObject *args, PyObject
     self->res = res;
     self->capacity = p.capacity;
     self->max_rows = p.max_rows ? p.max_rows : 4 * p.capacity;
+    self->cuda = p.backend == MS_BACKEND_CUDA;
+    self->device = p.device;
     return (PyObject *)self;
 }
 
@@ -816,53 +953,88 @@ done:
 }
 
 PyDoc_STRVAR(ms_py_sample_doc,
-             "sample($self, rids, logits, tokens, status, apply_penalty, apply_filters, /)\n--\n\n"
-             "ms_sample: rids is a contiguous int64 buffer, logits a 2-D float32/float16/bfloat16 host array\n"
-             "(buffer protocol or DLPack; read in place), tokens and status writable int32 buffers of at\n"
-             "least len(rids) elements (status may be None). The GIL is released while sampling.");
+             "sample($self, rids, logits, tokens, status, apply_penalty, apply_filters, stream=None, /)\n--\n\n"
+             "ms_sample: rids is a contiguous int64 host buffer, logits a 2-D float32/float16/bfloat16 array\n"
+             "read in place (buffer protocol, DLPack, or on a CUDA resource __cuda_array_interface__).\n"
+             "Host resource: tokens and status are writable int32 buffers of at least len(rids) elements\n"
+             "(status may be None). CUDA resource: they are device addresses (int) of len(rids) int32, and\n"
+             "the sample is enqueued on `stream` (DLPack's convention; a __cuda_array_interface__ producer's\n"
+             "own stream wins) without waiting. The GIL is released while sampling.");
 static PyObject *ms_py_sample(ms_py_resource *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "sample(rids, logits, tokens, status, apply_penalty, apply_filters)");
+    if (nargs != 6 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "sample(rids, logits, tokens, status, apply_penalty, apply_filters, stream=None)");
         return NULL;
     }
+    if (!self->res) return ms_py_raise(MS_ESTATE, "ESTATE: the resource is closed");
     bool apply_penalty, apply_filters;
     if (ms_py_bool(args[4], &apply_penalty) < 0 || ms_py_bool(args[5], &apply_filters) < 0) return NULL;
+    PyObject *stream = nargs == 7 && args[6] != Py_None ? args[6] : NULL;
+    Py_XINCREF(stream);
     Py_buffer rv, tv, sv;
-    bool have_s = args[3] != Py_None;
+    bool have_t = false, have_s = false;
+    int32_t *tokens = NULL, *status = NULL;
     ms_py_logits lg;
-    if (ms_py_int_buffer(args[0], &rv, 8, false, "rids") < 0) return NULL;
+    memset(&lg, 0, sizeof lg);
     PyObject *result = NULL;
-    if (ms_py_int_buffer(args[2], &tv, 4, true, "tokens") < 0) {
-        PyBuffer_Release(&rv);
+    if (ms_py_int_buffer(args[0], &rv, 8, false, "rids") < 0) {
+        Py_XDECREF(stream);
         return NULL;
     }
-    if (have_s && ms_py_int_buffer(args[3], &sv, 4, true, "status") < 0) {
-        PyBuffer_Release(&rv);
-        PyBuffer_Release(&tv);
-        return NULL;
-    }
-    if (ms_py_logits_get(args[1], 2, &lg) < 0) goto done_bufs;
     const Py_ssize_t n = rv.len / 8;
+    if (self->cuda) {
+        /* device outputs: addresses the Python layer took from tensors of n int32 on the device */
+        if (!PyLong_Check(args[2]) || (args[3] != Py_None && !PyLong_Check(args[3]))) {
+            PyErr_SetString(PyExc_TypeError, "sample: on a CUDA resource, tokens and status are device addresses");
+            goto done;
+        }
+        tokens = (int32_t *)PyLong_AsVoidPtr(args[2]);
+        if (args[3] != Py_None) status = (int32_t *)PyLong_AsVoidPtr(args[3]);
+        if (PyErr_Occurred()) goto done;
+        if (!tokens && n > 0) {
+            ms_py_raise(MS_EINVAL, "EINVAL: tokens is a NULL device address");
+            goto done;
+        }
+    } else {
+        if (ms_py_int_buffer(args[2], &tv, 4, true, "tokens") < 0) goto done;
+        have_t = true;
+        if (args[3] != Py_None) {
+            if (ms_py_int_buffer(args[3], &sv, 4, true, "status") < 0) goto done;
+            have_s = true;
+        }
+        if (tv.len / 4 < n || (have_s && sv.len / 4 < n)) {
+            ms_py_raise(MS_EINVAL, "EINVAL: tokens/status buffers are shorter than the number of rows");
+            goto done;
+        }
+        tokens = (int32_t *)tv.buf;
+        status = have_s ? (int32_t *)sv.buf : NULL;
+    }
+    ms_py_where w = {self->cuda, self->device, stream};
+    if (ms_py_logits_get(args[1], 2, &w, &lg, &stream) < 0) goto done;
     if (lg.rows != n) {
         ms_py_raisef(MS_ESHAPE, "ESHAPE: logits have %lld rows for %zd request ids", (long long)lg.rows, n);
-        goto done;
-    }
-    if (tv.len / 4 < n || (have_s && sv.len / 4 < n)) {
-        ms_py_raise(MS_EINVAL, "EINVAL: tokens/status buffers are shorter than the number of rows");
         goto done;
     }
     if (n > self->max_rows) {
         ms_py_raisef(MS_ESHAPE, "ESHAPE: %zd rows exceed max_rows=%d of this resource", n, (int)self->max_rows);
         goto done;
     }
+    void *cuda_stream = NULL;
+    if (self->cuda && ms_py_stream_ptr(stream, &cuda_stream) < 0) goto done;
     if (ms_py_enter(self) < 0) goto done;
     ms_step step = ms_step_default();
     step.apply_penalty = apply_penalty;
     step.apply_filters = apply_filters;
     ms_batch b = {(int32_t)n, (const int64_t *)rv.buf, lg.data, lg.dtype, (int32_t)lg.width, lg.row_stride};
-    int rc;
+    int rc = MS_OK;
     Py_BEGIN_ALLOW_THREADS
-    rc = ms_sample(self->res, &step, &b, (int32_t *)tv.buf, have_s ? (int32_t *)sv.buf : NULL);
+#ifdef MSAMPLER_HAVE_CUDA
+    /* Only a library built with CUDA can hold a CUDA resource (ms_resource_create refuses otherwise) */
+    if (self->cuda) rc = ms_cuda_set_stream(self->res, cuda_stream);
+#else
+    (void)cuda_stream;
+#endif
+    if (rc >= 0) rc = ms_sample(self->res, &step, &b, tokens, status);
     Py_END_ALLOW_THREADS
     ms_py_leave(self);
     if (rc < 0) {
@@ -873,10 +1045,10 @@ static PyObject *ms_py_sample(ms_py_resource *self, PyObject *const *args, Py_ss
     Py_INCREF(result);
 done:
     ms_py_logits_release(&lg);
-done_bufs:
     PyBuffer_Release(&rv);
-    PyBuffer_Release(&tv);
+    if (have_t) PyBuffer_Release(&tv);
     if (have_s) PyBuffer_Release(&sv);
+    Py_XDECREF(stream);
     return result;
 }
 
@@ -971,7 +1143,10 @@ static PyObject *ms_py_explain(ms_py_resource *self, PyObject *const *args, Py_s
     }
     PyObject *result = NULL;
     ms_py_logits lg;
-    if (ms_py_logits_get(args[1], 1, &lg) < 0) goto done_bufs;
+    /* ms_explain reads a HOST row on every backend (msampler.h) */
+    ms_py_where host = {false, 0, NULL};
+    PyObject *no_stream = NULL;
+    if (ms_py_logits_get(args[1], 1, &host, &lg, &no_stream) < 0) goto done_bufs;
     Py_ssize_t cap = iv.len / 4;
     if (pv.len / 8 < cap) cap = pv.len / 8;
     if (mv.len / 8 < cap) cap = mv.len / 8;
@@ -1014,6 +1189,7 @@ static PyObject *ms_py_get_backend(ms_py_resource *self, void *c) {
     return PyLong_FromLong(self->res ? (long)ms_resource_backend(self->res) : -1);
 }
 static PyObject *ms_py_get_closed(ms_py_resource *self, void *c) { return PyBool_FromLong(self->res == NULL); }
+static PyObject *ms_py_get_busy(ms_py_resource *self, void *c) { return PyBool_FromLong(self->busy); }
 
 static PyGetSetDef ms_py_resource_getset[] = {
     {"vocab_size", (getter)ms_py_get_vocab, NULL, "V of the spec (0 when the row width decides)", NULL},
@@ -1022,6 +1198,8 @@ static PyGetSetDef ms_py_resource_getset[] = {
     {"max_rows", (getter)ms_py_get_max_rows, NULL, "rows per sample call at most", NULL},
     {"backend", (getter)ms_py_get_backend, NULL, "ms_backend value (-1 when closed)", NULL},
     {"closed", (getter)ms_py_get_closed, NULL, "True after close()", NULL},
+    {"busy", (getter)ms_py_get_busy, NULL,
+     "True while a call computes with the GIL released (another thread can only see it then)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1131,7 +1309,11 @@ PyMODINIT_FUNC PyInit__msampler(void) {
         PyModule_AddIntConstant(m, "BACKEND_CUDA", MS_BACKEND_CUDA) < 0 ||
         PyModule_AddIntConstant(m, "ROW_OK", MS_ROW_OK) < 0 || PyModule_AddIntConstant(m, "ROW_EMPTY", MS_ROW_EMPTY) < 0 ||
         PyModule_AddIntConstant(m, "MAX_VOCAB", MS_MAX_VOCAB) < 0 ||
-        PyModule_AddIntConstant(m, "HAVE_CUDA_LOGITS", 0) < 0)
+#ifdef MSAMPLER_HAVE_CUDA
+        PyModule_AddIntConstant(m, "HAVE_CUDA", 1) < 0)
+#else
+        PyModule_AddIntConstant(m, "HAVE_CUDA", 0) < 0)
+#endif
         goto fail;
     return m;
 fail:

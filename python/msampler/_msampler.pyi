@@ -8,7 +8,7 @@ BACKEND_CUDA: int
 ROW_OK: int
 ROW_EMPTY: int
 MAX_VOCAB: int
-HAVE_CUDA_LOGITS: int
+HAVE_CUDA: int  # 1 when built against the library's CUDA backend (CMake -DMSAMPLER_CUDA=ON)
 ERRORS: Dict[str, int]
 
 class Error(Exception):
@@ -36,6 +36,7 @@ class Resource:
     max_rows: int
     backend: int
     closed: bool
+    busy: bool
     def __init__(
         self,
         spec: SpecTuple,
@@ -50,7 +51,10 @@ class Resource:
     def remove(self, rid: int, /) -> None: ...
     def contains(self, rid: int, /) -> bool: ...
     def plan(self, prefill: Sequence[Tuple[int, Any]], /) -> None: ...
-    def sample(self, rids: Any, logits: Any, tokens: Any, status: Any, apply_penalty: bool, apply_filters: bool, /) -> None: ...
+    def sample(
+        self, rids: Any, logits: Any, tokens: Any, status: Any, apply_penalty: bool, apply_filters: bool,
+        stream: Optional[int] = None, /
+    ) -> None: ...
     def commit(self, kept_rids: Any, /) -> int: ...
     def accept(self, rid: int, tokens: Any, /) -> None: ...
     def explain(

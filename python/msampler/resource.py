@@ -77,24 +77,27 @@ class SamplerResource:
         if not isinstance(spec, SamplerSpec):
             raise TypeError(f"spec must be a SamplerSpec, not {type(spec).__name__}")
         dev = str(device)
-        if dev != "cpu":
-            if dev.split(":", 1)[0] in ("cuda", "gpu"):
-                raise _error(
-                    _msampler.StateError,
-                    "EBACKEND",
-                    f"device={dev!r}: this build of the Python package samples host memory only (device='cpu')",
-                )
-            raise _error(_msampler.InvalidArgument, "EINVAL", f"device={dev!r}: expected 'cpu'")
+        kind, _, index = dev.partition(":")
+        if dev == "cpu":
+            backend, ordinal = (_msampler.BACKEND_CPU_REF if reference else _msampler.BACKEND_CPU), 0
+        elif kind == "cuda" and (index == "" or index.isdigit()) and not reference:
+            # the library's CUDA backend: state on the device; a build without it says so (EBACKEND)
+            backend, ordinal = _msampler.BACKEND_CUDA, int(index or 0)
+        else:
+            raise _error(_msampler.InvalidArgument, "EINVAL",
+                         f"device={dev!r}: expected 'cpu', 'cuda' or 'cuda:N' (reference=True: 'cpu' only)")
         defaults = _msampler.defaults()["params"]
         self.spec = spec
-        self.device = "cpu"
+        self.device = "cpu" if backend != _msampler.BACKEND_CUDA else f"cuda:{ordinal}"
+        self._cuda = backend == _msampler.BACKEND_CUDA
         self._res = _msampler.Resource(
             spec._as_tuple(),
             capacity=operator.index(capacity),
             max_rows=0 if max_rows is None else operator.index(max_rows),
             max_vocab=defaults["max_vocab"] if max_vocab is None else operator.index(max_vocab),
-            backend=_msampler.BACKEND_CPU_REF if reference else _msampler.BACKEND_CPU,
+            backend=backend,
             n_threads=operator.index(n_threads),
+            device=ordinal,
         )
         self._cid: Dict[Hashable, int] = {}  # request id -> C int64 rid
         self._key: Dict[int, Hashable] = {}  # C rid -> request id
@@ -297,9 +300,11 @@ class SamplerResource:
         if torch_in and getattr(logits, "requires_grad", False):
             logits = logits.detach()
         n = len(ids)
+        ap, af = self._flags(step)
+        if self._cuda:
+            return self._sample_cuda(rids, ids, logits, ap, af)
         tokens = np.empty(n, dtype=np.int32)
         status = np.empty(n, dtype=np.int32)
-        ap, af = self._flags(step)
         try:
             self._res.sample(rids, logits, tokens, status, ap, af)
         except _msampler.Error as e:
@@ -308,6 +313,27 @@ class SamplerResource:
         if torch_in:
             torch = sys.modules["torch"]
             return torch.from_numpy(tokens)
+        return tokens
+
+    def _sample_cuda(self, rids: np.ndarray, ids: List[Hashable], logits: Any, ap: bool, af: bool) -> Any:
+        """A CUDA resource: torch CUDA logits read in place on the tensor's current stream; tokens
+        come back as a CUDA tensor written on that stream (no host synchronisation)."""
+        if not _is_torch(logits) or getattr(getattr(logits, "device", None), "type", None) != "cuda":
+            raise _error(_msampler.StateError, "EBACKEND",
+                         f"logits must be a torch CUDA tensor on {self.device} for this resource, "
+                         f"got {type(logits).__name__} on {getattr(logits, 'device', 'the host')}")
+        torch = sys.modules["torch"]
+        dev = logits.device
+        stream = torch.cuda.current_stream(dev).cuda_stream
+        n = len(ids)
+        tokens = torch.empty(n, dtype=torch.int32, device=dev)
+        status = torch.empty(n, dtype=torch.int32, device=dev)
+        try:
+            # DLPack's stream convention: 1 is the legacy default stream (torch reports it as 0)
+            self._res.sample(rids, logits, tokens.data_ptr(), status.data_ptr(), ap, af, stream or 1)
+        except _msampler.Error as e:
+            raise self._translate(e, zip(rids.tolist(), ids)) from None
+        self._last_status = status
         return tokens
 
     @property
@@ -332,8 +358,11 @@ class SamplerResource:
     def explain(self, request_ids: Sequence[Hashable], logits: Any, step: Optional[SamplerStep] = None) -> List[Explanation]:
         """The final distribution of each row without drawing (what sample would draw from)."""
         rids, ids = self._rid_array(request_ids)
-        if _is_torch(logits) and getattr(logits, "requires_grad", False):
+        if _is_torch(logits):
+            # the library explains host rows on every backend: a CUDA tensor is copied (and waited for)
             logits = logits.detach()
+            if logits.device.type != "cpu":
+                logits = logits.cpu()
         shape = tuple(getattr(logits, "shape", ()))
         if len(shape) != 2:
             raise _error(_msampler.InvalidArgument, "ESHAPE", f"logits: expected 2 dimensions (rows, vocab), got shape {shape}")
