@@ -6,6 +6,7 @@ object; each resident id is mapped to a C int64 id (docs/python.md, "Request ids
 from __future__ import annotations
 
 import operator
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple
@@ -20,6 +21,7 @@ __all__ = ["SamplerResource", "Explanation"]
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 _INT32_MAX = 2**31 - 1
+_DECIMAL = re.compile(r"-?[0-9]+")
 
 
 def _error(cls: type, name: str, message: str) -> Exception:
@@ -138,10 +140,8 @@ class SamplerResource:
         except TypeError:
             raise TypeError(f"request id {rid!r} is not hashable") from None
         if isinstance(rid, str):
-            try:
-                return self._cid.get(int(rid, 10))
-            except ValueError:
-                return None
+            # plain decimal only: int() would also take " 7", "+7" and "7_0"
+            return self._cid.get(int(rid)) if _DECIMAL.fullmatch(rid) else None
         if isinstance(rid, (int, np.integer)) and not isinstance(rid, bool):
             return self._cid.get(str(int(rid)))
         return None
@@ -363,6 +363,8 @@ class SamplerResource:
             logits = logits.detach()
             if logits.device.type != "cpu":
                 logits = logits.cpu()
+        elif isinstance(logits, memoryview):
+            logits = np.asarray(logits)  # a view (multi-dimensional memoryviews cannot be indexed by row)
         shape = tuple(getattr(logits, "shape", ()))
         if len(shape) != 2:
             raise _error(_msampler.InvalidArgument, "ESHAPE", f"logits: expected 2 dimensions (rows, vocab), got shape {shape}")

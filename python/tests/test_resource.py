@@ -148,6 +148,8 @@ def test_dlpack_and_buffer_agree_and_views_are_read_in_place():
     ro.setflags(write=False)
     np.testing.assert_array_equal(res.sample(rids, ro), want)
     np.testing.assert_array_equal(res.sample(rids, memoryview(x)), want)
+    ex = res.explain(rids, memoryview(x))
+    assert [e.ids.tolist() for e in ex] == [e.ids.tolist() for e in res.explain(rids, x)]
 
 
 def test_explain_agrees_with_sample():
@@ -181,6 +183,7 @@ def test_commit_kept_rids_and_request_id_mapping():
     assert res.sample(["5", 6, (1, 2)], x).tolist() == [11, 10, 11]  # penalised where committed
     assert res.commit(None) == 3
     assert len(res) == 3 and "5" in res and 5 in res and (1, 2) in res and 7 not in res
+    assert " 5" not in res and "+5" not in res and "6" in res and "0_6" not in res
     res.remove_request(5)
     assert "5" not in res and len(res) == 2
     res.ingest_request("5", SamplingReqConfig(temperature=0))
