@@ -276,6 +276,10 @@ class SamplerResource:
             ids = np.asarray(_host_ints(ids)).reshape(-1).tolist()
         elif not isinstance(ids, (list, tuple)):
             ids = list(ids)
+        try:  # the common case, every id resident under its exact key: one C-level pass
+            return np.fromiter(map(self._cid.__getitem__, ids), dtype=np.int64, count=len(ids)), ids
+        except (KeyError, TypeError):
+            pass
         out = np.empty(len(ids), dtype=np.int64)
         for i, rid in enumerate(ids):
             out[i] = self._require(rid, f"row {i}: ")
