@@ -1052,6 +1052,26 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(ms_py_set_stream_doc,
+             "set_stream($self, stream, /)\n--\n\n"
+             "ms_cuda_set_stream: the stream later calls on a CUDA resource enqueue on (DLPack's convention:\n"
+             "None, 0 or 1 the legacy default stream, 2 the per-thread default, else a cudaStream_t).");
+static PyObject *ms_py_set_stream(ms_py_resource *self, PyObject *arg) {
+    void *stream;
+    if (ms_py_stream_ptr(arg, &stream) < 0) return NULL;
+    if (self->res && !self->cuda) return ms_py_raise(MS_EBACKEND, "EBACKEND: set_stream: this resource is on cpu");
+    if (ms_py_enter(self) < 0) return NULL;
+#ifdef MSAMPLER_HAVE_CUDA
+    int rc = ms_cuda_set_stream(self->res, stream);
+#else
+    int rc = MS_EBACKEND; /* unreachable: no CUDA resource in a library without CUDA */
+    (void)stream;
+#endif
+    ms_py_leave(self);
+    if (rc < 0) return ms_py_fail(self, rc);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(ms_py_commit_doc,
              "commit($self, kept_rids, /)\n--\n\n"
              "ms_commit: kept_rids is None (every row) or a contiguous int64 buffer. Returns the count committed.");
@@ -1210,6 +1230,7 @@ static PyMethodDef ms_py_resource_methods[] = {
     {"plan", (PyCFunction)ms_py_plan, METH_O, ms_py_plan_doc},
     {"sample", (PyCFunction)(void (*)(void))ms_py_sample, METH_FASTCALL, ms_py_sample_doc},
     {"commit", (PyCFunction)ms_py_commit, METH_O, ms_py_commit_doc},
+    {"set_stream", (PyCFunction)ms_py_set_stream, METH_O, ms_py_set_stream_doc},
     {"accept", (PyCFunction)(void (*)(void))ms_py_accept, METH_FASTCALL, ms_py_accept_doc},
     {"explain", (PyCFunction)(void (*)(void))ms_py_explain, METH_FASTCALL, ms_py_explain_doc},
     {"close", (PyCFunction)ms_py_close, METH_NOARGS, ms_py_close_doc},

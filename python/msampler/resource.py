@@ -128,6 +128,22 @@ class SamplerResource:
         return cls(spec, device, capacity, max_rows=max_rows, max_vocab=max_vocab, n_threads=n_threads,
                    reference=reference)
 
+    # ---- CUDA streams ------------------------------------------------------------------------------
+
+    def _torch_stream(self) -> Optional[int]:
+        """torch's current stream on the resource's device (DLPack's convention: 1 is the legacy
+        default stream, which torch reports as 0), or None when torch is not loaded."""
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        return torch.cuda.current_stream(torch.device(self.device)).cuda_stream or 1
+
+    def _on_stream(self) -> None:
+        # every call on a CUDA resource enqueues on the caller's current stream, not on whichever
+        # stream the last sample used (which may be gone by now)
+        if self._cuda:
+            self._res.set_stream(self._torch_stream())
+
     # ---- request ids ------------------------------------------------------------------------------
 
     def _lookup(self, rid: Hashable) -> Optional[int]:
@@ -199,6 +215,7 @@ class SamplerResource:
         if rid in self._cid:
             raise _error(_msampler.InvalidArgument, "EEXIST", f"request {rid!r} is already resident")
         cid = self._new_cid(rid)
+        self._on_stream()
         try:
             self._res.ingest(cid, config._as_tuple())
         except _msampler.Error as e:
@@ -211,6 +228,7 @@ class SamplerResource:
     def remove_request(self, rid: Hashable) -> None:
         """Frees ``rid``'s slot; a reused slot starts empty."""
         cid = self._require(rid, "")
+        self._on_stream()
         try:
             self._res.remove(cid)
         except _msampler.Error as e:
@@ -220,6 +238,7 @@ class SamplerResource:
     def accept_tokens(self, rid: Hashable, tokens: Any) -> None:
         """Commits explicit tokens for ``rid`` (speculative decoding, replay), as commit would."""
         cid = self._require(rid, "")
+        self._on_stream()
         try:
             self._res.accept(cid, self._token_array(tokens, f"request {rid!r}"))
         except _msampler.Error as e:
@@ -264,6 +283,7 @@ class SamplerResource:
             prefill.append((cid, self._token_array(tokens, f"prefill_tracked_tokens[{rid!r}]")))
             pairs.append((cid, rid))
         if prefill:
+            self._on_stream()
             try:
                 self._res.plan(prefill)
             except _msampler.Error as e:
@@ -328,13 +348,13 @@ class SamplerResource:
                          f"got {type(logits).__name__} on {getattr(logits, 'device', 'the host')}")
         torch = sys.modules["torch"]
         dev = logits.device
-        stream = torch.cuda.current_stream(dev).cuda_stream
+        stream = torch.cuda.current_stream(dev).cuda_stream or 1
         n = len(ids)
         tokens = torch.empty(n, dtype=torch.int32, device=dev)
         status = torch.empty(n, dtype=torch.int32, device=dev)
         try:
             # DLPack's stream convention: 1 is the legacy default stream (torch reports it as 0)
-            self._res.sample(rids, logits, tokens.data_ptr(), status.data_ptr(), ap, af, stream or 1)
+            self._res.sample(rids, logits, tokens.data_ptr(), status.data_ptr(), ap, af, stream)
         except _msampler.Error as e:
             raise self._translate(e, zip(rids.tolist(), ids)) from None
         self._last_status = status
@@ -357,6 +377,7 @@ class SamplerResource:
                 kept = np.asarray(_host_ints(kept)).reshape(-1).tolist()
             cids = [self._lookup(r) for r in kept]
             arr = np.array([c for c in cids if c is not None], dtype=np.int64)
+        self._on_stream()
         return self._res.commit(arr)
 
     def explain(self, request_ids: Sequence[Hashable], logits: Any, step: Optional[SamplerStep] = None) -> List[Explanation]:

@@ -274,6 +274,8 @@ def test_wrong_device():
         gpu.ingest_request("r", SamplingReqConfig())
         with pytest.raises(RuntimeError, match="torch CUDA tensor"):
             gpu.sample(["r"], np.zeros((1, V), np.float32))
+    with pytest.raises(RuntimeError, match="resource is on cpu"):
+        res._res.set_stream(None)
     for bad in ("tpu", "cuda:x", "cpu:0"):
         with pytest.raises(ValueError, match="expected 'cpu', 'cuda' or 'cuda:N'"):
             SamplerResource.build(make_spec(), device=bad)
