@@ -1,6 +1,8 @@
 """validate(): every rule of SPEC section 1 raises ValueError with the C library's own message."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import msampler
@@ -136,3 +138,46 @@ def test_large_integers_keep_their_meaning():
 
 def test_integral_floats_are_integers():
     SamplingReqConfig(top_k=3.0, min_tokens=0.0).validate()
+
+
+@pytest.mark.skipif(LIB is None, reason="MSAMPLER_LIB (the shared library CTest built) is not set")
+def test_random_configs_give_the_c_library_verdict_and_message():
+    """Random configs (edges, NaN, inf, negatives) and specs: the package's verdict and message are
+    the library's, for each of 3000 draws."""
+    import random
+    import struct
+
+    rng = random.Random(2026)
+    floats = [0.0, -0.0, 1.0, 0.5, 1e-6, 2.0, -1.0, NAN, INF, -INF, 1e-45, 3.4e38]
+    ints = [0, 1, 2, -1, 5, 16, 17, 100, 2**31 - 1, -(2**31)]
+
+    def f32(v):
+        return struct.unpack("f", struct.pack("f", v))[0] if math.isfinite(v) else v
+
+    for _ in range(3000):
+        fields = {
+            "temperature": rng.choice(floats + [rng.uniform(0, 2)]),
+            "top_k": rng.choice(ints),
+            "top_p": rng.choice(floats + [rng.uniform(0, 1)]),
+            "repetition_penalty": rng.choice(floats + [rng.uniform(0.5, 2)]),
+            "min_p": rng.choice(floats + [rng.uniform(0, 1)]),
+            "repetition_window": rng.choice(ints),
+            "min_tokens": rng.choice(ints),
+            "top_p_first": rng.random() < 0.3,
+            "top_p_min_keep": rng.choice(ints),
+        }
+        fields = {k: v for k, v in fields.items() if rng.random() < 0.6}
+        spec_fields = None
+        if rng.random() < 0.7:
+            spec_fields = {"enable_repetion_penalty": rng.random() < 0.5, "enable_min_p": rng.random() < 0.5,
+                           "max_repetition_window": rng.choice([0, 1, 16]),
+                           "min_tokens_stop_ids": rng.choice([(), (1,)]),
+                           "enable_top_p_first": rng.random() < 0.5}
+        cfg = SamplingReqConfig(**fields)
+        try:
+            cfg.validate(None if spec_fields is None else SamplerSpec(nodes={"n"}, **SPEC, **spec_fields))
+            got = None
+        except ValueError as e:
+            got = str(e)
+        want = _c_message({k: (f32(v) if isinstance(v, float) else v) for k, v in fields.items()}, spec_fields)
+        assert got == want, (fields, spec_fields)
