@@ -8,6 +8,11 @@ command -v cc >/dev/null || need_apt+=(gcc)
 command -v clang >/dev/null || need_apt+=(clang)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -f /usr/include/cjson/cJSON.h ] || need_apt+=(libcjson-dev)
+# libFuzzer's runtime (fuzz/, issue 7): Debian ships it apart from clang (libclang-rt-14-dev on 12)
+if ! command -v clang >/dev/null || \
+   [ ! -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-$(uname -m).a" ]; then
+  need_apt+=(libclang-rt-dev)
+fi
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip python3-dev)
 # Python.h: the Python package's extension (python/, tests/python) compiles against it
 command -v python3 >/dev/null && ! python3 -c "import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" 2>/dev/null && need_apt+=(python3-dev)
