@@ -471,3 +471,41 @@ def test_torch_cpu_tensors():
     if torch.cuda.is_available():
         with pytest.raises(RuntimeError):
             res.sample(rids, torch.from_numpy(x).cuda())
+
+
+def test_awkward_rows_agree_with_the_reference_backend():
+    """Random small vocabularies (1 included), NaN / +-inf logits, float16, padded widths and every
+    setting: the default backend draws what the reference backend draws, always a token in [-1, V)."""
+    rng = np.random.default_rng(66)
+    for it in range(150):
+        vocab = int(rng.choice([1, 2, 3, 7, 64, 111, 257]))
+        width = vocab + int(rng.choice([0, 0, 1, 5]))
+        spec = SamplerSpec("k", {"n"}, vocab, enable_min_p=True, max_repetition_window=4,
+                           min_tokens_stop_ids=(0,), enable_top_p_first=True)
+        fast = SamplerResource.build(spec, capacity=2, n_threads=1)
+        ref = SamplerResource.build(spec, capacity=2, reference=True)
+        cfg = SamplingReqConfig(
+            temperature=float(rng.choice([0.0, 1e-6, 0.3, 1.0, 2.5])), top_k=int(rng.choice([0, 1, 2, 50])),
+            top_p=float(rng.choice([1.0, 0.5, 0.9, 1e-3])), min_p=float(rng.choice([0.0, 0.1, 1.0])),
+            repetition_penalty=float(rng.choice([1.0, 1.5, 0.7])), repetition_window=int(rng.choice([0, 4])),
+            min_tokens=int(rng.choice([0, 3])), top_p_first=bool(rng.random() < 0.5),
+            top_p_min_keep=int(rng.choice([1, 2])))
+        cfg.apply_conductor_config(it)
+        prompt = rng.integers(0, vocab, 3)
+        for r in (fast, ref):
+            r.ingest_request("q", cfg)
+            r.plan(SamplerStep(prefill_tracked_tokens={"q": prompt}))
+        for step in range(3):
+            n = int(rng.integers(0, 4))
+            x = (rng.standard_normal((n, width)) * 4).astype(np.float32)
+            special = rng.random((n, width))
+            x[special < 0.1] = np.nan
+            x[(special >= 0.1) & (special < 0.15)] = -np.inf
+            x[special > 0.98] = np.inf
+            if rng.random() < 0.3:
+                x = x.astype(np.float16)
+            got = fast.sample(["q"] * n, x)
+            assert got.tolist() == ref.sample(["q"] * n, x).tolist(), (it, step)
+            assert all(-1 <= t < vocab for t in got.tolist())
+            fast.commit()
+            ref.commit()
