@@ -394,21 +394,28 @@ static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, 
 
 #define MS__SCALE ((float)MS_FAST_NB / 32.0f) /* buckets per unit of y below the max */
 
-/* Top-p over every token (no min-p, top-p first): the threshold Y of the kept set, an upper set
- * in y. hist/hcnt are the exact mass and count per bucket (exp_hist); whole buckets are kept or
- * dropped by integer comparisons, and only a bucket the threshold falls into is listed (one pass),
- * sorted and walked with the reference's rule. Uses s->keys (ids) and s->q (sort keys). */
-static float ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
-                                 uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
-                                 const uint32_t *hcnt) {
+/* Top-p over every token (no min-p, top-p first), on buckets of y below the max (monotone in y, so
+ * buckets are strictly ordered and equal values share one). hist/hcnt hold the exact mass and count
+ * of buckets b_lo..b_hi; the buckets before b_lo hold mass_top and cnt_top in all. Whole buckets
+ * are kept or dropped by the integer top-p test; only the bucket holding the threshold is listed
+ * (one pass), sorted and walked with the reference's rule. Top-p keeps an upper set in y, so the
+ * result is a threshold: *Y. Returns 0, or -1 when b_lo must be lower (a token before it may be
+ * dropped) or -2 when b_hi must be higher (the threshold lies beyond it). Uses s->keys (ids) and s->q (sort keys). */
+static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
+                                uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
+                                const uint32_t *hcnt, int32_t b_lo, int32_t b_hi, uint64_t mass_top,
+                                int64_t cnt_top, float *Y_out) {
     const int32_t V = job->V;
     const float *y = s->y, *w = s->w;
     int32_t *ids = (int32_t *)s->keys;
-    uint64_t above = 0;
-    int64_t count = 0;
+    /* every token before b_lo must be kept: fewer than mass_top strictly above each */
+    if (cnt_top > 0 && !ms__top_p_keeps(mass_top, M, p_q)) return -1;
+    uint64_t above = mass_top;
+    int64_t count = cnt_top;
     float Y = ms__pos_inf();
-    int32_t need_min = -1; /* a bucket kept whole whose lowest y is the threshold so far */
-    for (int32_t b = 0; b < MS_FAST_NB; b++) {
+    int32_t need_min = cnt_top > 0 ? b_lo - 1 : -1; /* a kept bucket whose lowest y is the threshold */
+    bool decided = b_hi == MS_FAST_NB - 1;
+    for (int32_t b = b_lo; b <= b_hi; b++) {
         if (!hcnt[b]) continue;
         if (ms__top_p_keeps(above + hist[b], M, p_q)) {
             /* every token of the bucket has less than above + hist[b] strictly above it */
@@ -417,7 +424,10 @@ static float ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_
             need_min = b;
             continue;
         }
-        if (!ms__top_p_keeps(above, M, p_q) && count >= min_keep) break; /* this and every later one */
+        if (!ms__top_p_keeps(above, M, p_q) && count >= min_keep) { /* this and every later one */
+            decided = true;
+            break;
+        }
         /* the threshold is inside this bucket: the reference's walk over its tokens, sorted */
         const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, b, ids);
         uint64_t *keys = s->q;
@@ -438,14 +448,68 @@ static float ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_
         }
         above += hist[b];
         count += hcnt[b];
-        if (!(ms__top_p_keeps(above, M, p_q) || count < min_keep)) break;
+        if (!(ms__top_p_keeps(above, M, p_q) || count < min_keep)) {
+            decided = true;
+            break;
+        }
     }
-    if (need_min >= 0) {
-        const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, need_min, ids);
+    if (!decided) return -2;
+    /* the last kept bucket was kept whole: its lowest y (buckets before b_lo: the nearest non-empty) */
+    for (int32_t b = need_min; b >= 0; b--) {
+        const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, b, ids);
         for (int32_t i = 0; i < n; i++)
             if (y[ids[i]] < Y) Y = y[ids[i]];
+        if (n > 0) break;
     }
-    return Y;
+    *Y_out = Y;
+    return 0;
+}
+
+/* The bucket range [b_lo, b_hi] likely to hold the top-p threshold, from a sample of y and w (runs
+ * of 16 neighbours). A sample with many comparable weights (a flat row) locates the crossing of p
+ * well: the buckets where the sampled fraction crosses p -/+ delta, delta four standard deviations
+ * (by the sample's effective size) plus 0.01. When a few heavy tokens hold the mass (a peaked row)
+ * the fraction is unreliable but the crossing is among few tokens: take the top buckets holding
+ * about 8192 tokens by the sampled counts, which are reliable. */
+static void ms__top_p_bracket(const float *y, const float *w, int32_t V, float m, double p, int32_t *b_lo,
+                              int32_t *b_hi) {
+    *b_lo = 0;
+    *b_hi = MS_FAST_NB - 1;
+    if (V < 8192) return;
+    static _Thread_local double hw[MS_FAST_NB];
+    static _Thread_local int32_t hc[MS_FAST_NB];
+    memset(hw, 0, sizeof hw);
+    memset(hc, 0, sizeof hc);
+    const int32_t ns = V / 8 < MS__SAMPLES ? V / 8 : MS__SAMPLES;
+    const int32_t stride = V / ns, run_gap = 16 * stride;
+    double tot = 0, sq = 0;
+    for (int32_t i = 0; i < ns; i++) {
+        const int32_t t = (i >> 4) * run_gap + (i & 15);
+        float d = (m - y[t]) * MS__SCALE;
+        int32_t b = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
+        hw[b] += w[t];
+        hc[b]++;
+        tot += w[t];
+        sq += (double)w[t] * w[t];
+    }
+    const double n_eff = sq > 0 ? tot * tot / sq : 0;
+    if (n_eff < 256) {
+        int64_t cnt = 0;
+        int32_t b = 0;
+        while (b < MS_FAST_NB - 1 && (cnt + (int64_t)hc[b]) * stride <= 8192) cnt += hc[b++];
+        *b_hi = b;
+        return;
+    }
+    const double delta = 0.01 + 4.0 * sqrt(p * (1.0 - p) / n_eff);
+    double cum = 0;
+    int32_t lo = -1, hi = -1;
+    for (int32_t b = 0; b < MS_FAST_NB; b++) {
+        cum += hw[b] / tot;
+        if (lo < 0 && cum >= p - delta) lo = b;
+        if (hi < 0 && cum >= p + delta) hi = b;
+    }
+    if (lo > 0) *b_lo = lo;
+    if (hi >= 0 && hi + 1 < MS_FAST_NB) *b_hi = hi + 1;
 }
 
 /* ---- the row ------------------------------------------------------------------------------------ */
@@ -583,8 +647,25 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     }
     static _Thread_local uint64_t hist[MS_FAST_NB];
     static _Thread_local uint32_t hcnt[MS_FAST_NB];
-    const uint64_t M = K->exp_hist(s->y, s->w, V, T, m, MS__SCALE, hist, hcnt, bsum);
-    float Y = ms__top_p_threshold(job, s, K, m, M, ms__top_p_q(cfg->top_p), cfg->top_p_min_keep, hist, hcnt);
+    const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
+    const uint64_t p_q = ms__top_p_q(cfg->top_p);
+    int32_t b_lo, b_hi;
+    ms__top_p_bracket(s->y, s->w, V, m, (double)p_q / 4294967296.0, &b_lo, &b_hi);
+    uint64_t mass_top;
+    int64_t cnt_top;
+    float Y = ms__pos_inf();
+    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top);
+    for (int attempt = 0;; attempt++) {
+        const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
+                                           mass_top, cnt_top, &Y);
+        if (rc == 0) break;
+        /* the sample misled: widen the side that failed (then both); b_lo = 0, b_hi = NB - 1 always
+         * decides. Undecided means every token up to b_hi is kept, so the next range starts there. */
+        if (rc == -1 || attempt > 0) b_lo = 0;
+        if (rc == -2 && attempt == 0) b_lo = b_hi + 1 < MS_FAST_NB ? b_hi + 1 : b_lo;
+        if (rc == -2 || attempt > 0) b_hi = MS_FAST_NB - 1;
+        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top);
+    }
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole
          * row's top-k: the intersection of two upper sets, the higher threshold */

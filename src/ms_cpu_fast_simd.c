@@ -296,81 +296,56 @@ static inline vi ms__vbucket(vf y, vf vm, vf vscale) {
     return __builtin_convertvector(d, vi);
 }
 
-/* exp_mass plus the exact mass and count of every bucket (hist, hcnt: MS_FAST_NB entries, zeroed
- * here). Each lane owns a private histogram, so no two lanes ever update the same counter. */
-uint64_t MS__FN(exp_hist)(float *y, float *w, int32_t V, float T, float m, float scale, uint64_t *hist,
-                          uint32_t *hcnt, uint64_t *bsum) {
-    static _Thread_local uint64_t lh[W][MS_FAST_NB];
-    static _Thread_local uint32_t lc[W][MS_FAST_NB];
-    memset(lh, 0, sizeof lh);
-    memset(lc, 0, sizeof lc);
-    const vf vT = ms__vsplat(T), vmx = ms__vsplat(m), vsc = ms__vsplat(scale);
-    uint64_t total = 0;
-    for (int32_t b = 0; b * MS_FAST_BLOCK < V; b++) {
-        const int32_t lo = b * MS_FAST_BLOCK, hi = lo + MS_FAST_BLOCK < V ? lo + MS_FAST_BLOCK : V;
+/* Over y, w (after exp_mass): the exact mass and count of the tokens in buckets below b_lo
+ * (*mass_top, *cnt_top), and of each bucket in [b_lo, b_hi] (hist, hcnt: entries b_lo..b_hi, zeroed
+ * here); later buckets are ignored. Tokens in the band are added one by one (their bucket decides
+ * where), the rest in vector lanes. */
+void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
+                       int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top) {
+    memset(hist + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hist);
+    memset(hcnt + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hcnt);
+    const vf vmx = ms__vsplat(m), vsc = ms__vsplat(scale);
+    const vi vlo = (vi)ms__vsplatu((uint32_t)b_lo), vhi = (vi)ms__vsplatu((uint32_t)b_hi);
+    uint64_t top = 0;
+    int64_t ntop = 0;
+    int32_t t = 0;
+    while (t < V) {
+        const int32_t end = t + MS_FAST_BLOCK < V ? t + MS_FAST_BLOCK : V;
         vu sh = ms__vsplatu(0), sl = ms__vsplatu(0);
-        int32_t t = lo;
-        for (; t + MS__U * W <= hi; t += MS__U * W) {
-            vf yy[MS__U], d[MS__U], ww[MS__U];
-            for (int j = 0; j < MS__U; j++) yy[j] = ms__vld(y + t + j * W) / vT;
-            for (int j = 0; j < MS__U; j++) {
-                ms__vst(y + t + j * W, yy[j]);
-                d[j] = yy[j] - vmx;
-            }
-            ms__vexp4(d, ww);
-            for (int j = 0; j < MS__U; j++) {
-                ms__vst(w + t + j * W, ww[j]);
-                vu qh, ql;
-                ms__vmass(ww[j], &qh, &ql);
-                sh += qh;
-                sl += ql;
-                vi bk = ms__vbucket(yy[j], vmx, vsc);
-                for (int i = 0; i < W; i++) {
-                    lh[i][bk[i]] += ((uint64_t)qh[i] << 20) + ql[i];
-                    lc[i][bk[i]]++;
-                }
-            }
-        }
-        for (; t + W <= hi; t += W) {
-            vf yy = ms__vld(y + t) / vT;
-            ms__vst(y + t, yy);
-            vf ww = ms__vexp(yy - vmx);
-            ms__vst(w + t, ww);
-            vu qh, ql;
-            ms__vmass(ww, &qh, &ql);
-            sh += qh;
-            sl += ql;
+        vi cnt = (vi)ms__vsplatu(0);
+        for (; t + W <= end; t += W) {
+            vf yy = ms__vld(y + t);
             vi bk = ms__vbucket(yy, vmx, vsc);
-            for (int i = 0; i < W; i++) {
-                lh[i][bk[i]] += ((uint64_t)qh[i] << 20) + ql[i];
-                lc[i][bk[i]]++;
-            }
+            vi above = (vi)(bk < vlo);
+            vi in = (vi)(bk <= vhi) & ~above;
+            vu qh, ql;
+            ms__vmass(ms__vld(w + t), &qh, &ql);
+            sh += qh & (vu)above;
+            sl += ql & (vu)above;
+            cnt -= above;
+            if (ms__vany(in))
+                for (uint32_t bits = ms__vbits(in); bits; bits &= bits - 1) {
+                    const int i = __builtin_ctz(bits);
+                    hist[bk[i]] += ((uint64_t)qh[i] << 20) + ql[i];
+                    hcnt[bk[i]]++;
+                }
         }
-        uint64_t s = ms__hsum_mass(sh, sl);
-        for (; t < hi; t++) {
-            y[t] = y[t] / T;
-            w[t] = ms__exp(y[t] - m);
-            uint64_t q = ms__mass(w[t]);
-            s += q;
+        top += ms__hsum_mass(sh, sl);
+        for (int i = 0; i < W; i++) ntop += cnt[i];
+        for (; t < end; t++) {
             float d = (m - y[t]) * scale;
             int32_t bk = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
-            lh[0][bk] += q;
-            lc[0][bk]++;
+            if (bk < b_lo) {
+                top += ms__mass(w[t]);
+                ntop++;
+            } else if (bk <= b_hi) {
+                hist[bk] += ms__mass(w[t]);
+                hcnt[bk]++;
+            }
         }
-        bsum[b] = s;
-        total += s;
     }
-    for (int32_t k = 0; k < MS_FAST_NB; k++) {
-        uint64_t hm = 0;
-        uint32_t hc = 0;
-        for (int i = 0; i < W; i++) {
-            hm += lh[i][k];
-            hc += lc[i][k];
-        }
-        hist[k] = hm;
-        hcnt[k] = hc;
-    }
-    return total;
+    *mass_top = top;
+    *cnt_top = ntop;
 }
 
 /* The ids (ascending) of the tokens in bucket `which`. */
@@ -416,6 +391,6 @@ uint64_t MS__FN(mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi,
 
 const ms_fast_kernels MS__FN(kernels) = {
     MS_FAST_LABEL,
-    MS__FN(load_max), MS__FN(max), MS__FN(exp_mass), MS__FN(exp_hist), MS__FN(select_ge), MS__FN(bucket_ids),
+    MS__FN(load_max), MS__FN(max), MS__FN(exp_mass), MS__FN(band_hist), MS__FN(select_ge), MS__FN(bucket_ids),
     MS__FN(mass_ge),
 };
