@@ -147,6 +147,8 @@ class SamplingReqConfig:
     def validate(self, spec: Optional[SamplerSpec] = None) -> None:
         """Raise ValueError on a value outside the contract, or one spec's node cannot honour.
         None means the sampler's default."""
+        if spec is not None and not isinstance(spec, SamplerSpec):
+            raise TypeError(f"spec must be a SamplerSpec or None, not {type(spec).__name__}")
         _msampler.validate(self._as_tuple(), None if spec is None else spec._as_tuple())
 
     def _as_tuple(self) -> tuple:

@@ -181,3 +181,8 @@ def test_random_configs_give_the_c_library_verdict_and_message():
             got = str(e)
         want = _c_message({k: (f32(v) if isinstance(v, float) else v) for k, v in fields.items()}, spec_fields)
         assert got == want, (fields, spec_fields)
+
+
+def test_validate_needs_a_spec_or_none():
+    with pytest.raises(TypeError, match="SamplerSpec"):
+        SamplingReqConfig().validate({"vocab_size": 10})
