@@ -27,9 +27,31 @@ static uint64_t ms__desc_key(float y, int32_t id) {
     return ((uint64_t)(~ord) << 32) | (uint32_t)id;
 }
 
-static int ms__cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+/* Ascending in-place heapsort. Not qsort: glibc's qsort takes a buffer from malloc for arrays of
+ * 1 KiB and more, and the library must not allocate while sampling (issue 7; caught by
+ * tests/alloc). The keys are distinct (the id is in the low bits), so any correct sort gives the
+ * same order. */
+static void ms__sift_down(uint64_t *a, size_t root, size_t n) {
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && a[child + 1] > a[child]) child++;
+        if (a[root] >= a[child]) return;
+        uint64_t tmp = a[root];
+        a[root] = a[child];
+        a[child] = tmp;
+        root = child;
+    }
+}
+
+static void ms__sort_u64(uint64_t *a, size_t n) {
+    for (size_t i = n / 2; i-- > 0;) ms__sift_down(a, i, n);
+    for (size_t end = n; end-- > 1;) {
+        uint64_t tmp = a[0];
+        a[0] = a[end];
+        a[end] = tmp;
+        ms__sift_down(a, 0, end);
+    }
 }
 
 /* Sorts the current survivors by y descending (ties by id); returns their count. */
@@ -37,7 +59,7 @@ static int32_t ms__sorted_survivors(const float *y, const uint8_t *keep, int32_t
     int32_t n = 0;
     for (int32_t t = 0; t < V; t++)
         if (keep[t]) keys[n++] = ms__desc_key(y[t], t);
-    qsort(keys, (size_t)n, sizeof *keys, ms__cmp_u64);
+    ms__sort_u64(keys, (size_t)n);
     return n;
 }
 
