@@ -1,7 +1,8 @@
 /*
- * test_alloc.c: "the library allocates only in ms_resource_create" (include/msampler.h), checked
- * by counting every heap allocation of the process while a resource ingests, plans, samples,
- * commits, accepts, explains and removes (issue 7).
+ * test_alloc.c: "the library allocates only in ms_resource_create" and "never prints"
+ * (include/msampler.h), checked by counting every heap allocation of the process, and catching
+ * everything written to stdout and stderr, while a resource ingests, plans, samples, commits,
+ * accepts, explains and removes, with good and bad inputs (issue 7).
  *
  * The runner replaces malloc and friends with counting wrappers around glibc's __libc_* entry
  * points. Interposed at the symbol level, they also see allocations made on the library's behalf
@@ -11,6 +12,8 @@
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ms_test.h"
 #include "msampler.h"
@@ -106,6 +109,16 @@ static long al_session(ms_backend backend, int32_t threads, int32_t V, int32_t r
     int64_t kept[2] = {1, 2};
     ms_explanation info;
 
+    /* stdout and stderr go to a file while the library works: it must stay empty */
+    fflush(stdout);
+    fflush(stderr);
+    FILE *out = tmpfile();
+    int saved_out = dup(1), saved_err = dup(2);
+    const int failures_before = ms_test_failures;
+    if (!out || saved_out < 0 || saved_err < 0 || dup2(fileno(out), 1) < 0 || dup2(fileno(out), 2) < 0) {
+        MS_FAIL_AT("could not redirect stdout and stderr");
+        return -1;
+    }
     atomic_store(&al_count, 0);
     atomic_store(&al_counting, 1);
     for (int i = 0; i < 4; i++) CHECK_EQ_I64(ms_ingest(res, i, &cfgs[i]), MS_OK);
@@ -131,8 +144,24 @@ static long al_session(ms_backend backend, int32_t threads, int32_t V, int32_t r
     }
     CHECK_EQ_I64(ms_remove(res, 2), MS_OK);
     CHECK_EQ_I64(ms_ingest(res, 2, &cfgs[2]), MS_OK);
+    ms_explain(res, NULL, 77, logits, MS_DTYPE_F32, V, V, ids, probs, NULL, &info); /* refused: unknown id */
+    ms_sample(res, NULL, NULL, tokens, NULL);                                       /* refused: no batch */
     atomic_store(&al_counting, 0);
     long n = atomic_load(&al_count);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    struct stat st_out;
+    CHECK(fstat(fileno(out), &st_out) == 0);
+    const int failed_inside = ms_test_failures - failures_before;
+    if (failed_inside) /* their messages went to the file too */
+        fprintf(stderr, "  (%d checks failed while output was redirected)\n", failed_inside);
+    else
+        CHECK_MSG(st_out.st_size == 0, "%lld bytes written to stdout/stderr during the calls", (long long)st_out.st_size);
+    fclose(out);
 
     __libc_free(logits);
     __libc_free(ids);
