@@ -99,6 +99,8 @@ def random_config(lib, rng, spec, V):
     if spec["enable_top_p_first"]:
         c.top_p_first = bool(rng.random() < 0.5)
         c.top_p_min_keep = pick(rng, [1, 1, 2, 3, 10, int(rng.integers(1, 60))])
+        if c.top_p_first and c.top_p_min_keep > 1 and rng.random() < 0.4:
+            c.top_k = int(rng.integers(1, c.top_p_min_keep))  # k < min_keep: k' = max(k, min_keep) decides
     c.ignore_eos = bool(rng.random() < 0.5)
     c.penalize_prompt = bool(rng.random() < 0.7)
     c.seed = int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2))
@@ -117,10 +119,19 @@ def ref_config(c):
 SHAPES = ["flat", "peaked", "peaked", "ties", "ties_few", "extreme", "equal"]
 
 
-def random_row(rng, V, width, boost):
+def random_row(rng, V, width, boost, T=1.0, stops=()):
     """One fp32 row of `width` values. boost: ids worth raising to the top (the request's history,
-    its prompt, the stop ids) so that penalties and the floor decide something."""
-    shape = pick(rng, SHAPES)
+    its prompt, the stop ids) so that penalties and the floor decide something. With stop ids, some
+    rows are "coarse": the stop ids on top and every other token 25-27.7 below it after temperature,
+    i.e. 1-12 grains of 2^-40, so a floor leaves a kept mass of a few grains, where the draw's
+    running-sum comparison and the floor's "no mass left" rule are visible."""
+    shape = pick(rng, SHAPES + (["coarse"] if len(stops) else []))
+    if shape == "coarse":
+        x = (np.float32(T) * (-27.7 + rng.uniform(0.0, 2.5, width))).astype(np.float32)
+        x[np.asarray(list(stops), dtype=np.int64)] = 0.0
+        if width > V:
+            x[V:] = np.float32(50.0)
+        return x
     if shape == "flat":
         x = rng.standard_normal(width)
     elif shape == "peaked":
@@ -309,7 +320,7 @@ def run_scenario(lib, rng, V, n_steps, tally, sid):
             for i, rid in enumerate(rids):
                 c, rc, st = reqs[rid]
                 boost = set(st.history[-8:]) | set(list(st.prompt)[:8]) | set(spec["stop_ids"])
-                x = random_row(rng, V, width, boost)
+                x = random_row(rng, V, width, boost, c.temperature, spec["stop_ids"])
                 raw, seen32 = encode(x, dtype)
                 raw_rows.append(raw)
                 info, ids, probs, masses = res.explain(step, rid, raw, dtype, width)
