@@ -89,6 +89,10 @@ static void *ms__cpu_worker_main(void *arg) {
 int ms__cpu_init(ms_resource *res) {
     res->row_fn = res->params.backend == MS_BACKEND_CPU_REF ? ms__ref_row : ms__fast_row;
     (void)ms__cpu_fast_level(); /* settle the SIMD level now, not inside a timed call */
+    if (res->params.backend == MS_BACKEND_CPU)
+        for (int32_t i = 0; i < res->n_scratch; i++)
+            if (ms__fast_scratch_init(&res->scratch[i], res->scratch_V) < 0)
+                return ms__fail(res, MS_ENOMEM, "CPU workspace");
     const int32_t n_workers = res->n_scratch - 1;
     if (n_workers <= 0) return MS_OK;
     ms_cpu_pool *pool = (ms_cpu_pool *)calloc(1, sizeof *pool);
@@ -115,8 +119,11 @@ int ms__cpu_init(ms_resource *res) {
 }
 
 void ms__cpu_destroy(ms_resource *res) {
+    if (res->params.backend == MS_BACKEND_CUDA) return;
+    if (res->scratch)
+        for (int32_t i = 0; i < res->n_scratch; i++) ms__fast_scratch_free(&res->scratch[i]);
     ms_cpu_pool *pool = (ms_cpu_pool *)res->backend_state;
-    if (!pool || res->params.backend == MS_BACKEND_CUDA) return;
+    if (!pool) return;
     pthread_mutex_lock(&pool->mu);
     pool->stop = true;
     pthread_cond_broadcast(&pool->wake);

@@ -51,8 +51,11 @@ typedef struct ms_fast_kernels {
 /* SIMD levels, best last. A level is usable when it was compiled in and the CPU has it. */
 enum { MS_FAST_GENERIC = 0, MS_FAST_W16 = 1, MS_FAST_AVX2 = 2, MS_FAST_AVX512 = 3, MS_FAST_N_LEVELS = 4 };
 
-/* The fast pipeline, bit-identical to ms__ref_row (same contract, same scratch). */
+/* The fast pipeline, bit-identical to ms__ref_row (same contract, same scratch, plus scratch->fast
+ * made by ms__fast_scratch_init for rows up to V wide; without it the row goes to ms__ref_row). */
 void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out);
+int ms__fast_scratch_init(ms_scratch *s, int32_t V);
+void ms__fast_scratch_free(ms_scratch *s);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
 const char *ms__cpu_fast_level_name(int level);

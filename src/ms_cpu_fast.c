@@ -87,6 +87,38 @@ int ms__cpu_fast_set_level(int level) {
     return level;
 }
 
+/* ---- the thread's workspace (scratch->fast): everything the row needs besides ms_scratch, made
+ * with the resource, so that nothing is allocated while sampling (no TLS either: a dlopen'ed
+ * library's thread-local blocks are allocated lazily, on first use in each thread) ---- */
+typedef struct ms_fast_ws {
+    int32_t n_blocks;
+    uint64_t *bsum;                /* n_blocks: exact mass per MS_FAST_BLOCK tokens */
+    uint64_t hist[MS_FAST_NB];     /* exact mass per top-p bucket */
+    uint32_t hcnt[MS_FAST_NB];
+    double hw[MS_FAST_NB];         /* sampled weight per bucket */
+    int32_t hc[MS_FAST_NB];        /* sampled count per bucket */
+} ms_fast_ws;
+
+int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
+    ms_fast_ws *ws = (ms_fast_ws *)calloc(1, sizeof *ws);
+    if (!ws) return MS_ENOMEM;
+    ws->n_blocks = (V + MS_FAST_BLOCK - 1) / MS_FAST_BLOCK;
+    ws->bsum = (uint64_t *)calloc((size_t)ws->n_blocks + 1, sizeof *ws->bsum);
+    if (!ws->bsum) {
+        free(ws);
+        return MS_ENOMEM;
+    }
+    s->fast = ws;
+    return MS_OK;
+}
+
+void ms__fast_scratch_free(ms_scratch *s) {
+    ms_fast_ws *ws = (ms_fast_ws *)s->fast;
+    if (ws) free(ws->bsum);
+    free(ws);
+    s->fast = NULL;
+}
+
 /* ---- small helpers ----------------------------------------------------------------------------- */
 
 /* The reference's sort key: ascending order is y descending; -0 folds into +0. The low word holds
@@ -99,21 +131,39 @@ static uint64_t ms__fkey(float y, uint32_t idx) {
 #define MS__FKEY_IDX(k) ((uint32_t)(k))
 #define MS__FKEY_VAL(k) ((k) >> 32)
 
-static int ms__cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-static int ms__cmp_f32_desc(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x < y) - (x > y);
+
+/* In-place heapsort: glibc's qsort allocates for arrays of 1 KiB and more. */
+static void ms__heapsort_u64(uint64_t *a, int32_t n) {
+    for (int32_t start = n / 2 - 1, end = n;; ) {
+        int32_t root;
+        if (start >= 0) {
+            root = start--;
+        } else {
+            if (--end <= 0) return;
+            uint64_t t = a[0];
+            a[0] = a[end];
+            a[end] = t;
+            root = 0;
+        }
+        for (;;) {
+            int32_t child = 2 * root + 1;
+            if (child >= end) break;
+            if (child + 1 < end && a[child + 1] > a[child]) child++;
+            if (a[root] >= a[child]) break;
+            uint64_t t = a[root];
+            a[root] = a[child];
+            a[child] = t;
+            root = child;
+        }
+    }
 }
 
 /* Sorts keys[0, n) ascending. The low words are ascending indices already, so a stable LSD radix
- * sort on the high words (4 passes of 8 bits) gives the full order; tmp needs n entries (NULL:
- * qsort). */
+ * sort on the high words (4 passes of 8 bits) gives the full order; tmp needs n entries (NULL: an
+ * in-place heapsort). */
 static void ms__sort_keys(uint64_t *keys, int32_t n, uint64_t *tmp) {
     if (n < 64 || !tmp) {
-        qsort(keys, (size_t)n, sizeof *keys, ms__cmp_u64);
+        ms__heapsort_u64(keys, n);
         return;
     }
     uint64_t *src = keys, *dst = tmp;
@@ -156,7 +206,15 @@ static float ms__kth_largest(float *a, int32_t n, int32_t j) {
         else if (want >= i) lo = i;
         else return pivot;
     }
-    qsort(a + lo, (size_t)(hi - lo + 1), sizeof *a, ms__cmp_f32_desc);
+    for (int32_t i = lo + 1; i <= hi; i++) { /* insertion sort, descending */
+        float v = a[i];
+        int32_t k = i;
+        while (k > lo && a[k - 1] < v) {
+            a[k] = a[k - 1];
+            k--;
+        }
+        a[k] = v;
+    }
     return a[want];
 }
 
@@ -471,15 +529,15 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
  * (by the sample's effective size) plus 0.01. When a few heavy tokens hold the mass (a peaked row)
  * the fraction is unreliable but the crossing is among few tokens: take the top buckets holding
  * about 8192 tokens by the sampled counts, which are reliable. */
-static void ms__top_p_bracket(const float *y, const float *w, int32_t V, float m, double p, int32_t *b_lo,
-                              int32_t *b_hi) {
+static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, int32_t V, float m, double p,
+                              int32_t *b_lo, int32_t *b_hi) {
     *b_lo = 0;
     *b_hi = MS_FAST_NB - 1;
     if (V < 8192) return;
-    static _Thread_local double hw[MS_FAST_NB];
-    static _Thread_local int32_t hc[MS_FAST_NB];
-    memset(hw, 0, sizeof hw);
-    memset(hc, 0, sizeof hc);
+    double *hw = ws->hw;
+    int32_t *hc = ws->hc;
+    memset(hw, 0, sizeof ws->hw);
+    memset(hc, 0, sizeof ws->hc);
     const int32_t ns = V / 8 < MS__SAMPLES ? V / 8 : MS__SAMPLES;
     const int32_t stride = V / ns, run_gap = 16 * stride;
     double tot = 0, sq = 0;
@@ -545,6 +603,10 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     const bool floor = job->stop_mask && job->n < (uint64_t)cfg->min_tokens;
     const float r = cfg->repetition_penalty;
 
+    if (!s->fast || V > ((ms_fast_ws *)s->fast)->n_blocks * MS_FAST_BLOCK) {
+        ms__ref_row(job, s, draw, out); /* a scratch made without the workspace (cannot happen via ms_cpu.c) */
+        return;
+    }
     memset(out, 0, sizeof *out);
     out->token = -1;
     out->status = MS_ROW_EMPTY;
@@ -639,18 +701,19 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     }
 
     /* every token has a mass: y = x / T, w = exp(y - m), the exact total and block masses */
-    static _Thread_local uint64_t bsum[MS_MAX_VOCAB / MS_FAST_BLOCK + 1];
+    ms_fast_ws *ws = (ms_fast_ws *)s->fast;
+    uint64_t *bsum = ws->bsum;
     if (!top_p_on) { /* no filter left: every token is kept */
         const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
         ms__thresh_finish(job, s, K, ms__neg_inf(), M, bsum, draw, floor, out);
         return;
     }
-    static _Thread_local uint64_t hist[MS_FAST_NB];
-    static _Thread_local uint32_t hcnt[MS_FAST_NB];
+    uint64_t *hist = ws->hist;
+    uint32_t *hcnt = ws->hcnt;
     const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
     const uint64_t p_q = ms__top_p_q(cfg->top_p);
     int32_t b_lo, b_hi;
-    ms__top_p_bracket(s->y, s->w, V, m, (double)p_q / 4294967296.0, &b_lo, &b_hi);
+    ms__top_p_bracket(ws, s->y, s->w, V, m, (double)p_q / 4294967296.0, &b_lo, &b_hi);
     uint64_t mass_top;
     int64_t cnt_top;
     float Y = ms__pos_inf();

@@ -41,6 +41,7 @@ typedef struct ms_scratch {
     uint8_t *keep;  /* survivors of the filters and the floor */
     uint64_t *keys; /* sort / selection workspace */
     int32_t *count; /* per-token counts (windowed penalty); all zero between rows */
+    void *fast;     /* the fast CPU row's own workspace (ms_cpu_fast.c; made by ms__cpu_init), or NULL */
 } ms_scratch;
 
 /* What a row's pipeline produces. When want_support is set, scratch->keep[t] && q[t] > 0 marks the

@@ -27,9 +27,12 @@ static void scratch_init(ms_scratch *s, int32_t V) {
     s->keep = (uint8_t *)malloc((size_t)V);
     s->keys = (uint64_t *)malloc((size_t)V * 8);
     s->count = (int32_t *)calloc((size_t)V, 4);
+    s->fast = NULL;
+    ms__fast_scratch_init(s, V);
 }
 static void scratch_free(ms_scratch *s) {
     free(s->y); free(s->w); free(s->q); free(s->keep); free(s->keys); free(s->count);
+    ms__fast_scratch_free(s);
 }
 static void fx_init(fx *f, int32_t V) {
     memset(f, 0, sizeof *f);
@@ -247,11 +250,12 @@ TEST(cpu_fast_tiny_rows) {
 }
 TEST(cpu_fast_v111) { run_random(111, 400, 21); }
 TEST(cpu_fast_v1000) { run_random(1000, 200, 31); }
-TEST(cpu_fast_v32000) { run_random(32000, 60, 41); }
-TEST(cpu_fast_v151936) { run_random(151936, 16, 51); }
+TEST(cpu_fast_v32000) { run_random(32000, 150, 41); }
+TEST(cpu_fast_v151936) { run_random(151936, 40, 51); }
 TEST(cpu_fast_bench_settings) {
-    run_bench_settings(32000, 16, 61);
-    run_bench_settings(151936, 8, 62);
+    run_bench_settings(32000, 32, 61);
+    run_bench_settings(151936, 24, 62);
+    run_bench_settings(262144, 8, 63);
 }
 
 /* ---- through the public API: the pool, widths > V, strides, threads 1/2/3 --------------------- */
