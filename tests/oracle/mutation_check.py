@@ -97,7 +97,7 @@ def main(wanted):
             else:
                 r = sh("./b/tests/stats/ms_stats_tests", tmp, env)
             out = r.stdout + r.stderr
-            first = next((ln.strip() for ln in out.splitlines() if "V=" in ln or "FAIL " in ln), "")
+            first = next((ln.strip() for ln in out.splitlines() if "scenario=" in ln or "FAIL " in ln), "")
             if r.returncode:
                 print(f"{name:36s} red    {first[:150]}")
             else:

@@ -3,7 +3,8 @@
  * For each of several distributions (each filter, the min-tokens floor, zero-mass tokens, fp16 rows
  * wider than V) a request's row is explained once, then drawn hundreds of thousands of times while
  * the Philox counter moves: several rows of one request per call (row_k), commit, accept and
- * kept_rids between calls (n). Checks:
+ * kept_rids between calls (n). Half the cases use the default (fast) CPU backend, half the reference
+ * backend, so both draw paths are checked. Checks:
  *   - a token outside the explained support (filtered, floored, q = 0, or a padded column) is never
  *     drawn;
  *   - the frequencies agree with the explained masses by a chi-square test at significance 1e-9
@@ -342,6 +343,7 @@ TEST(stats_masked_never_drawn_and_chi_square) {
     cases[n].shape = "flat";
     cases[n].cfg = stats_cfg(1.0f);
     cases[n].cfg.min_tokens = 1000000000;
+    cases[n].backend = MS_BACKEND_CPU_REF;
     n++;
     cases[n] = base; /* zero-mass, NaN and -inf tokens; HF order with min_keep */
     cases[n].name = "grain_nan_hf_order";
@@ -351,6 +353,7 @@ TEST(stats_masked_never_drawn_and_chi_square) {
     cases[n].cfg.top_p = 0.9f;
     cases[n].cfg.top_k = 3;
     cases[n].cfg.top_p_min_keep = 30;
+    cases[n].threads = 2;
     n++;
     cases[n] = base; /* fp16, a padded head (columns >= V hold the largest logits), wider vocab */
     cases[n].name = "f16_padded_V1000";
@@ -363,6 +366,7 @@ TEST(stats_masked_never_drawn_and_chi_square) {
     cases[n].cfg.min_p = 0.01f;
     cases[n].rows_per_req = 4;
     cases[n].n_reqs = 3;
+    cases[n].backend = MS_BACKEND_CPU_REF;
     cases[n].calls = 20000; /* 240,000 draws */
     n++;
 
