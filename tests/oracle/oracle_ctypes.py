@@ -216,12 +216,12 @@ class Resource:
         n = info.n_kept if info.status == MS_ROW_OK else 0
         return info, ids[:n].copy(), probs[:n].copy(), masses[:n].copy()
 
-    def sample(self, step, rids, rows: np.ndarray, dtype, width):
-        """rows: a 2-D array (n_rows x width) of raw elements (float32 or uint16)."""
+    def sample(self, step, rids, rows: np.ndarray, dtype, width, row_stride=0):
+        """rows: a 2-D array (n_rows x row_stride, or x width) of raw elements (float32 or uint16)."""
         n = len(rids)
         r = np.asarray(rids, dtype=np.int64)
         rows = np.ascontiguousarray(rows)
-        b = Batch(n, ptr(r, C.c_int64), rows.ctypes.data_as(C.c_void_p), dtype, width, 0)
+        b = Batch(n, ptr(r, C.c_int64), rows.ctypes.data_as(C.c_void_p), dtype, width, row_stride)
         tokens = np.zeros(n, dtype=np.int32)
         status = np.zeros(n, dtype=np.int32)
         self.check(self.lib.ms_sample(self.h, C.byref(step), C.byref(b), ptr(tokens, C.c_int32),

@@ -339,7 +339,14 @@ def run_scenario(lib, rng, V, n_steps, tally, sid):
                                  ref_probs=want.probs, ctx=ctx), allow_pickle=True)
                 explained.append((info, ids, masses))
             # the draw, end to end: every row's token against the Python draw over explain's masses
-            tokens, status = res.sample(step, rids, np.stack(raw_rows), dtype, width)
+            rows = np.stack(raw_rows)
+            stride = 0
+            if rng.random() < 0.3:  # rows apart in memory, the gaps full of values that must not matter
+                gap = int(rng.integers(1, 4))
+                garbage = np.full((n_rows, gap), np.nan if dtype == oc.MS_DTYPE_F32 else 0x7c00, dtype=rows.dtype)
+                rows = np.concatenate([rows, garbage], axis=1)
+                stride = width + gap
+            tokens, status = res.sample(step, rids, rows, dtype, width, stride)
             row_k = {}
             for i, rid in enumerate(rids):
                 k = row_k.get(rid, 0)
