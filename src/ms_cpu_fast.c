@@ -222,16 +222,22 @@ static float ms__kth_largest(float *a, int32_t n, int32_t j) {
 
 /* A threshold with (very likely) at least k and not many more of y[0, V) at or above it, from a
  * strided sample; -inf when sampling cannot help. The caller checks the count. */
-static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) {
-    if (V < 8192 || k > V / 16) return ms__neg_inf();
+static float ms__guess_topk_tau_n(const float *y, int32_t n, int32_t V, int32_t k);
+
+static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) { return ms__guess_topk_tau_n(y, V, V, k); }
+
+/* From the first n of V tokens (n = V: the whole row): a threshold with about 2k of the V tokens
+ * above it, if the n tokens look like the rest. */
+static float ms__guess_topk_tau_n(const float *y, int32_t n_in, int32_t V, int32_t k) {
+    if (n_in < 2048 || V < 8192 || k > V / 16) return ms__neg_inf();
     float sample[MS__SAMPLES];
-    const int32_t ns = V / 16 < MS__SAMPLES ? V / 16 : MS__SAMPLES; /* every 16th token at most */
-    const int32_t stride = V / ns;
+    const int32_t ns = n_in / 4 < MS__SAMPLES ? n_in / 4 : MS__SAMPLES; /* every 4th token at most */
+    const int32_t stride = n_in / ns;
     /* runs of 16 neighbours (one cache line each) rather than single tokens: 16x fewer lines */
     const int32_t run_gap = 16 * stride;
     for (int32_t i = 0; i < ns; i++) sample[i] = y[(i >> 4) * run_gap + (i & 15)];
-    /* k tokens of V are about k / stride samples; take 2x plus slack for sampling noise */
-    int32_t j = (int32_t)(2 * ((int64_t)k + stride - 1) / stride) + 8;
+    /* the k largest of V are about k ns / V samples; take 2x plus slack for sampling noise */
+    int32_t j = (int32_t)(2 * ((int64_t)k * ns + V - 1) / V) + 8;
     if (j > ns) return ms__neg_inf();
     if (j > 64) return ms__kth_largest(sample, ns, j);
     /* small j (the usual top-k): keep the j largest in a sorted array; most samples fail the
@@ -613,7 +619,42 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
 
     /* pass 1 and step 1: the row from memory into s->y, penalised; its max */
     const bool presence = r != 1.0f && cfg->repetition_window == 0 && job->apply_penalty && job->seen;
-    float mx = K->load_max(job->row, job->dtype, V, presence ? job->seen : NULL, r, s->y);
+    /* the filter order decides whether a top-k cut comes first (then its sampled threshold is
+     * guessed now and pass 1 lists the tokens above it) */
+    const bool filt = job->apply_filters;
+    const int32_t k = filt && cfg->top_k < V ? cfg->top_k : 0;
+    const bool top_p_on = filt && cfg->top_p < 1.0f;
+    const int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
+    const bool minp_on = filt && cfg->min_p > 0.0f;
+    const bool topk_first = !minp_on && k > 0 && (!cfg->top_p_first || (!top_p_on && k2 < V));
+    const int32_t kk = minp_on ? (k > 0 && !cfg->top_p_first ? k : 0) : (topk_first ? (cfg->top_p_first ? k2 : k) : 0);
+    int32_t *pre = (int32_t *)s->w, n_pre = -1; /* ids with x >= tau_pre from pass 1 (c.id below) */
+    float tau_pre = ms__neg_inf();
+    const uint64_t *seen = presence ? job->seen : NULL;
+    float mx;
+    const int32_t P = (V / 8) & ~63; /* a prefix, whole bitset words */
+    if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 65536) {
+        /* pass 1 in two parts: the prefix, a top-k threshold guessed from it (L1/L2-resident), then
+         * the rest listing the tokens above the guess as it streams; the prefix is listed from the
+         * copy. One read of the row; the list is checked exactly below. */
+        const size_t es = job->dtype == MS_DTYPE_F32 ? 4 : 2;
+        mx = K->load_max(job->row, job->dtype, P, seen, r, s->y, 0.0f, NULL, NULL);
+        tau_pre = ms__guess_topk_tau_n(s->y, P, V, kk);
+        if (!ms__is_neg_inf(tau_pre)) {
+            int32_t n1 = K->select_ge(s->y, P, tau_pre, pre), n2 = 0;
+            float mx2 = K->load_max((const char *)job->row + (size_t)P * es, job->dtype, V - P, seen ? seen + P / 64 : NULL,
+                                    r, s->y + P, tau_pre, pre + n1, &n2);
+            for (int32_t i = n1; i < n1 + n2; i++) pre[i] += P;
+            n_pre = n1 + n2;
+            if (mx2 > mx) mx = mx2;
+        } else {
+            float mx2 = K->load_max((const char *)job->row + (size_t)P * es, job->dtype, V - P, seen ? seen + P / 64 : NULL,
+                                    r, s->y + P, 0.0f, NULL, NULL);
+            if (mx2 > mx) mx = mx2;
+        }
+    } else {
+        mx = K->load_max(job->row, job->dtype, V, seen, r, s->y, 0.0f, NULL, NULL);
+    }
     if (r != 1.0f && cfg->repetition_window > 0 && job->hist && job->hist_len > 0) {
         /* 1b, as the reference does it, on the copy; then the max again */
         int32_t *count = s->count;
@@ -627,6 +668,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
             }
         }
         mx = K->max(s->y, V);
+        n_pre = -1; /* the values moved: pass 1's list no longer holds */
     }
 
     if (cfg->temperature < MS_GREEDY_TEMPERATURE) {
@@ -641,10 +683,6 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         return;
     }
 
-    const bool filt = job->apply_filters;
-    const int32_t k = filt && cfg->top_k < V ? cfg->top_k : 0;
-    const bool top_p_on = filt && cfg->top_p < 1.0f;
-    const int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
     ms_cand c = {0, (int32_t *)s->w, s->y, s->q, s->keep, s->keys, V};
 
     if (filt && cfg->min_p > 0.0f) {
@@ -653,6 +691,32 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         const double ty = (double)m + L - 1e-5 * (1.0 + fabs((double)m) + fabs(L));
         const double tx = (double)T * ty - 1e-5 * (1e-30 + fabs((double)T * ty));
         const float tau_minp = ms__float_below(tx);
+        if (n_pre >= 0) {
+            /* pass 1 listed x >= tau_pre (the sampled top-k threshold) */
+            if (tau_pre > tau_minp) {
+                /* accepted when k min-p survivors lie strictly above every token left out (as below) */
+                const float out_y = tau_pre / T;
+                int32_t above = 0;
+                for (int32_t i = 0; i < n_pre && above < k; i++) {
+                    const float yy = s->y[pre[i]] / T;
+                    above += yy > out_y && ms__exp(yy - m) >= cfg->min_p;
+                }
+                if (above >= k) {
+                    c.n = n_pre;
+                    ms__cand_fill(&c, s, T, m, cfg->min_p);
+                    ms__cand_finish(job, s, &c, draw, floor, out);
+                    return;
+                }
+                c.n = K->select_ge(s->y, V, tau_minp, c.id);
+            } else {
+                c.n = 0; /* the list holds every min-p candidate: keep those */
+                for (int32_t i = 0; i < n_pre; i++)
+                    if (s->y[pre[i]] >= tau_minp) c.id[c.n++] = pre[i];
+            }
+            ms__cand_fill(&c, s, T, m, cfg->min_p);
+            ms__cand_finish(job, s, &c, draw, floor, out);
+            return;
+        }
         if (k > 0 && !cfg->top_p_first) {
             /* top-k follows: a token needs fewer than k min-p survivors strictly above it. Take
              * the sampled top-k threshold when it is higher; if at least k survivors lie strictly
@@ -679,11 +743,15 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         ms__cand_finish(job, s, &c, draw, floor, out);
         return;
     }
-    const bool topk_first = k > 0 && (!cfg->top_p_first || (!top_p_on && k2 < V));
     if (topk_first) {
-        const int32_t kk = cfg->top_p_first ? k2 : k;
-        float tau = ms__guess_topk_tau(s->y, V, kk);
-        c.n = K->select_ge(s->y, V, tau, c.id);
+        float tau;
+        if (n_pre >= 0) {
+            tau = tau_pre;
+            c.n = n_pre;
+        } else {
+            tau = ms__guess_topk_tau(s->y, V, kk);
+            c.n = K->select_ge(s->y, V, tau, c.id);
+        }
         if (c.n >= kk && !ms__is_neg_inf(tau)) {
             /* every token whose y reaches the kk-th largest y must be listed: those left out have
              * x < tau, so y <= tau / T; the kk-th largest y is that of the kk-th largest x */

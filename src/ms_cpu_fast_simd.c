@@ -182,18 +182,32 @@ static inline uint64_t ms__hsum_mass(vu hi, vu lo) {
 
 /* Pass 1 (the one read of the row from memory): y = sanitize(load(x)), presence-penalised where
  * `seen` has a bit (r != 1), stored to y; returns max y. Blocks of 64 tokens follow the bitset's
- * words, so a block without a seen token never leaves the vector path. */
-float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y) {
+ * words, so a block without a seen token never leaves the vector path. With ids, the same pass lists
+ * the tokens with y >= tau (a sampled top-k threshold: few), sparing a second pass. */
+float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
+                       float tau, int32_t *ids, int32_t *n_ids) {
     vf vm = ms__vsplat(ms__neg_inf());
+    const vf vt = ms__vsplat(tau);
     float sm = ms__neg_inf();
-    int32_t t = 0;
+    int32_t n = 0, t = 0;
     for (; t + 64 <= V; t += 64) {
         uint64_t word = seen ? seen[t >> 6] : 0;
         if (!word) {
-            for (int32_t j = 0; j < 64; j += W) {
-                vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
-                ms__vst(y + t + j, v);
-                vm = ms__vmax(vm, v);
+            if (ids) {
+                for (int32_t j = 0; j < 64; j += W) {
+                    vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
+                    ms__vst(y + t + j, v);
+                    vm = ms__vmax(vm, v);
+                    vi ge = (vi)(v >= vt);
+                    if (ms__vany(ge))
+                        for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + j + __builtin_ctz(bits);
+                }
+            } else {
+                for (int32_t j = 0; j < 64; j += W) {
+                    vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
+                    ms__vst(y + t + j, v);
+                    vm = ms__vmax(vm, v);
+                }
             }
         } else {
             for (int32_t j = 0; j < 64; j += W) ms__vst(y + t + j, ms__vsanitize(ms__vload(row, dtype, t + j)));
@@ -201,8 +215,10 @@ float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_
                 int32_t i = t + __builtin_ctzll(word);
                 y[i] = ms__penalize(y[i], r);
             }
-            for (int32_t j = 0; j < 64; j++)
+            for (int32_t j = 0; j < 64; j++) {
                 if (y[t + j] > sm) sm = y[t + j];
+                if (ids && y[t + j] >= tau) ids[n++] = t + j;
+            }
         }
     }
     for (; t < V; t++) {
@@ -210,7 +226,9 @@ float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_
         if (seen && ms__bit_get(seen, t)) v = ms__penalize(v, r);
         y[t] = v;
         if (v > sm) sm = v;
+        if (ids && v >= tau) ids[n++] = t;
     }
+    if (n_ids) *n_ids = n;
     float m = ms__hmax(vm);
     return sm > m ? sm : m;
 }
