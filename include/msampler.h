@@ -329,6 +329,72 @@ MS_API void ms_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
  * CUDA (experimental; present in every build, MS_EBACKEND where CUDA was not built or no device)
  * ------------------------------------------------------------------------------------------- */
 /* @@CUDA-API@@ : the CUDA backend's declarations go here. */
+/*
+ * A resource built with params.backend = MS_BACKEND_CUDA keeps every request's state on the device
+ * (params.device). On it:
+ *  - ms_sample takes DEVICE pointers for batch->logits, tokens and row_status (rids stay on the host);
+ *    the work is enqueued on the resource's stream and the call returns without waiting.
+ *  - ms_commit enqueues the commit on the device and returns the number of rows queued (kept and
+ *    resident; a row whose token is -1 among them commits nothing) without waiting.
+ *  - ms_ingest, ms_remove, ms_plan and ms_accept copy host data to the device in stream order.
+ *  - ms_explain takes a HOST row; it waits for the stream and copies the request's state back.
+ * Tokens and kept sets are bit-identical to MS_BACKEND_CPU_REF (SPEC section 3).
+ *
+ * Graph capture: ms_cuda_sample_rows and ms_cuda_commit_rows enqueue kernels and memsets only (no
+ * host synchronisation, no allocation), so an engine may capture them once and replay while it
+ * rewrites, between replays, its own device arrays row_slot / row_k / row_kept (which requests fill
+ * the rows) and ingests or removes requests (their settings live in device buffers). Learn a
+ * request's slot with ms_cuda_slot_of. Streams are passed as void * (a cudaStream_t); NULL is the
+ * legacy default stream.
+ */
+
+/** Number of CUDA devices visible, or MS_EBACKEND when CUDA was not built or none is present. */
+MS_API int ms_cuda_device_count(void);
+
+/** Sets the stream every later call on res enqueues on (NULL: the default stream). */
+MS_API int ms_cuda_set_stream(ms_resource *res, void *stream);
+
+/** The device slot of rid (>= 0; stable while rid is resident), or MS_ENOENT / MS_EBACKEND. */
+MS_API int ms_cuda_slot_of(const ms_resource *res, int64_t rid);
+
+/** One graph-capturable call's rows; every pointer is device memory. */
+typedef struct ms_cuda_rows {
+    int32_t n_rows;           /* host value, fixed for a captured graph */
+    const int32_t *row_slot;  /* n_rows slots (ms_cuda_slot_of); -1 or a free slot: an unused row,
+                               * token -1 and status MS_ROW_EMPTY */
+    const int32_t *row_k;     /* n_rows: index of the row among its request's rows in this call
+                               * (0 for a request's first row; the Philox counter's third word) */
+    const void *logits;       /* n_rows rows of `width` values, row_stride elements apart */
+    ms_dtype dtype;
+    int32_t width;            /* >= the spec's vocab_size; the row width is V when it is unset */
+    int64_t row_stride;       /* 0 = width */
+    bool apply_penalty;       /* as ms_step */
+    bool apply_filters;
+    int32_t *tokens;          /* out: n_rows tokens */
+    int32_t *row_status;      /* out: n_rows ms_row_status; may be NULL */
+} ms_cuda_rows;
+
+/**
+ * Device workspace (bytes) ms_cuda_sample_rows needs for n_rows rows (CUB pattern: ask, allocate
+ * once, pass it on every call). 256-byte aligned pieces are carved from it.
+ */
+MS_API int ms_cuda_workspace_size(const ms_resource *res, int32_t n_rows, size_t *bytes);
+
+/**
+ * Draws one token per row like ms_sample, on device arrays, enqueued on the resource's stream.
+ * workspace may be NULL to use the resource's own (sized at create for max_rows rows); then calls
+ * on res must not overlap in time. Does not touch the host-side pending sample: commit with
+ * ms_cuda_commit_rows. Rows of a request see its state as committed before the call.
+ */
+MS_API int ms_cuda_sample_rows(ms_resource *res, const ms_cuda_rows *rows, void *workspace, size_t workspace_bytes);
+
+/**
+ * Commits on the device, in row order, the tokens of rows whose row_kept[i] != 0 (row_kept NULL:
+ * every row), whose slot is in use and whose token is >= 0: each joins its request's history and
+ * seen set and the request's count n grows by one. Enqueued on the resource's stream.
+ */
+MS_API int ms_cuda_commit_rows(ms_resource *res, int32_t n_rows, const int32_t *row_slot, const uint8_t *row_kept,
+                               const int32_t *tokens);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,9 @@
 #include "ms_cpu.h"
 #include "ms_internal.h"
 #include "ms_math.h"
+#ifdef MSAMPLER_HAVE_CUDA
+#  include "cuda/ms_cuda.h"
+#endif
 
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
 #  include <xmmintrin.h>
@@ -507,6 +510,13 @@ int ms_explain(ms_resource *res, const ms_step *step, int64_t rid, const void *r
     if (rc < 0) return rc;
     int32_t slot = ms__slot_of(res, rid);
     if (slot < 0) return ms__fail(res, MS_ENOENT, "request %" PRId64 " is not resident", rid);
+#ifdef MSAMPLER_HAVE_CUDA
+    /* the device holds a CUDA resource's state (commits run there): refresh the host copy first */
+    if (res->params.backend == MS_BACKEND_CUDA) {
+        rc = ms__cuda_pull_slot(res, slot);
+        if (rc < 0) return rc;
+    }
+#endif
     ms_row_job job;
     ms__fill_job(res, slot, step, &job);
     job.V = V;

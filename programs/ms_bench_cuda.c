@@ -1,0 +1,377 @@
+/* ms_bench_cuda.c: `msample bench --backend cuda` (issue 4), and the standalone program
+ * ms_bench_cuda when built with MS_BENCH_CUDA_STANDALONE (cmake/cuda.cmake).
+ *
+ * Per (setting, shape, B, V): the median time of one step (ms_cuda_sample_rows captured in a CUDA
+ * graph, timed with CUDA events, inputs rotated over at least --buffer-mb so that they do not sit in
+ * the 60 MB L2), the floor (one read of the logits at the device-to-device copy bandwidth measured
+ * in the same run, bytes read + written), their ratio, and whether the tokens equal the CPU
+ * reference's (MS_BACKEND_CPU_REF) on the same rows. Public API only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ms_bench.h"
+#include "msampler.h"
+
+#if defined(MSAMPLE_HAVE_CUDA) || defined(MS_BENCH_CUDA_STANDALONE)
+#include <cuda_runtime_api.h>
+
+#define BCU(call)                                                                                \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "bench: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), __LINE__); \
+            return -1;                                                                           \
+        }                                                                                        \
+    } while (0)
+
+static uint64_t bc_next(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double bc_unit(uint64_t *s) { return (double)(bc_next(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* flat: N(0,1); peaked: 3 N(0,1) with about 0.3% of tokens raised by 8 (ANCHORS.md). */
+static void bc_fill(float *x, size_t n, int peaked, uint64_t seed) {
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i += 2) {
+        double u1 = bc_unit(&s), u2 = bc_unit(&s);
+        if (u1 < 1e-300) u1 = 1e-300;
+        double r = sqrt(-2.0 * log(u1));
+        double z[2] = {r * cos(6.283185307179586 * u2), r * sin(6.283185307179586 * u2)};
+        for (int k = 0; k < 2 && i + k < n; k++) {
+            double v = z[k];
+            if (peaked) v = 3.0 * v + ((bc_next(&s) % 1000) < 3 ? 8.0 : 0.0);
+            x[i + k] = (float)v;
+        }
+    }
+}
+
+static int bc_cmp_f(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Device-to-device copy bandwidth (bytes read + written per second), median of 10 copies of 1 GiB. */
+static double bc_copy_bw(void) {
+    size_t bytes = (size_t)1 << 30;
+    void *a = NULL, *b = NULL;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
+    cudaMemset(a, 1, bytes);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    float t[10];
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    for (int i = 0; i < 10; i++) {
+        cudaEventRecord(e0, 0);
+        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0);
+        cudaEventRecord(e1, 0);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&t[i], e0, e1);
+    }
+    qsort(t, 10, sizeof(float), bc_cmp_f);
+    cudaFree(a);
+    cudaFree(b);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 2.0 * (double)bytes / (t[5] * 1e-3);
+}
+
+/* The least one graph step costs on this machine: a replay of a graph holding one 4-byte memset,
+ * timed like the sampler (median of CUDA events around each replay). */
+static double bc_empty_step_us(void) {
+    void *d = NULL;
+    cudaStream_t st;
+    cudaGraph_t g;
+    cudaGraphExec_t ex;
+    cudaEvent_t ev[201];
+    float t[200];
+    if (cudaMalloc(&d, 4) != cudaSuccess || cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) return 0;
+    cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal);
+    cudaMemsetAsync(d, 0, 4, st);
+    cudaStreamEndCapture(st, &g);
+    cudaGraphInstantiate(&ex, g, 0);
+    for (int i = 0; i <= 200; i++) cudaEventCreate(&ev[i]);
+    for (int i = 0; i < 20; i++) cudaGraphLaunch(ex, st);
+    cudaEventRecord(ev[0], st);
+    for (int i = 0; i < 200; i++) {
+        cudaGraphLaunch(ex, st);
+        cudaEventRecord(ev[i + 1], st);
+    }
+    cudaStreamSynchronize(st);
+    for (int i = 0; i < 200; i++) cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
+    qsort(t, 200, sizeof(float), bc_cmp_f);
+    for (int i = 0; i <= 200; i++) cudaEventDestroy(ev[i]);
+    cudaGraphExecDestroy(ex);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(st);
+    cudaFree(d);
+    return t[100] * 1e3;
+}
+
+static ms_req_config bc_cfg(int setting, uint64_t seed) {
+    ms_req_config c = ms_req_config_default();
+    c.temperature = 0.7f;
+    c.top_p = 0.9f;
+    if (setting == MS_BENCH_FULL) {
+        c.top_k = 50;
+        c.min_p = 0.05f;
+        c.repetition_penalty = 1.2f;
+    }
+    c.seed = seed;
+    return c;
+}
+
+/* FlashInfer's softmax + top-k/top-p from ANCHORS.md (H200, same shapes), when listed; else -1. */
+static double bc_anchor(int peaked, int32_t B, int32_t V) {
+    static const struct { int peaked; int32_t B, V; double us; } a[] = {
+        {0, 1, 151936, 160}, {0, 16, 151936, 305}, {0, 64, 151936, 381}, {0, 256, 151936, 712}, {0, 256, 262144, 1329},
+        {1, 1, 151936, 63},  {1, 16, 151936, 98},  {1, 64, 151936, 153}, {1, 256, 151936, 294}, {1, 256, 262144, 501}};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        if (a[i].peaked == peaked && a[i].B == B && a[i].V == V) return a[i].us;
+    return -1;
+}
+
+/* One configuration. Returns 0, or -1 on a CUDA / library failure. */
+static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, int32_t V, double bw, double t0) {
+    const size_t row_bytes = (size_t)V * 4, set_bytes = (size_t)B * row_bytes;
+    size_t nsets = (size_t)ceil(o->min_buffer_mb * 1048576.0 / (double)set_bytes);
+    if (nsets < 2) nsets = 2;
+    ms_spec spec = ms_spec_default();
+    spec.resource_key = "bench";
+    spec.vocab_size = V;
+    spec.enable_min_p = true;
+    ms_resource_params p = ms_resource_params_default();
+    p.capacity = B;
+    p.max_rows = B;
+    p.backend = MS_BACKEND_CUDA;
+    p.device = o->device;
+    ms_resource *res = NULL, *ref = NULL;
+    if (ms_resource_create(&res, &spec, &p) != MS_OK) {
+        fprintf(stderr, "bench: %s\n", ms_last_create_error());
+        return -1;
+    }
+    /* 64 seen tokens per request (the presence penalty of the full setting) */
+    int32_t *seen = malloc(64 * sizeof(int32_t));
+    int64_t *rids = malloc((size_t)B * sizeof(int64_t));
+    int32_t *slots = malloc((size_t)B * 4), *ks = calloc((size_t)B, 4);
+    int32_t *tok_g = malloc((size_t)B * 4), *tok_c = malloc((size_t)B * 4);
+    float *host = malloc(set_bytes);
+    if (!seen || !rids || !slots || !ks || !tok_g || !tok_c || !host) return -1;
+    uint64_t s = o->seed * 1000003u + (uint64_t)B * 7 + (uint64_t)V;
+    for (int32_t i = 0; i < B; i++) {
+        rids[i] = i;
+        ms_req_config c = bc_cfg(setting, bc_next(&s));
+        ms_ingest(res, i, &c);
+        slots[i] = ms_cuda_slot_of(res, i);
+    }
+    ms_step step = ms_step_default();
+    ms_prefill *pf = malloc((size_t)B * sizeof(ms_prefill));
+    for (int k = 0; k < 64; k++) seen[k] = (int32_t)(bc_next(&s) % (uint64_t)V);
+    for (int32_t i = 0; i < B; i++) pf[i] = (ms_prefill){i, seen, 64};
+    step.prefill = pf;
+    step.n_prefill = B;
+    if (setting == MS_BENCH_FULL) ms_plan(res, &step);
+    bc_fill(host, (size_t)B * V, peaked, s);
+
+    float *dx = NULL;
+    int32_t *d_slot, *d_k, *d_tok;
+    void *ws;
+    size_t wsb = 0;
+    ms_cuda_workspace_size(res, B, &wsb);
+    BCU(cudaMalloc((void **)&dx, nsets * set_bytes));
+    BCU(cudaMalloc((void **)&d_slot, (size_t)B * 4));
+    BCU(cudaMalloc((void **)&d_k, (size_t)B * 4));
+    BCU(cudaMalloc((void **)&d_tok, (size_t)B * 4));
+    BCU(cudaMalloc(&ws, wsb));
+    BCU(cudaMemcpy(dx, host, set_bytes, cudaMemcpyHostToDevice));
+    for (size_t i = 1; i < nsets; i++) BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
+    BCU(cudaMemcpy(d_slot, slots, (size_t)B * 4, cudaMemcpyHostToDevice));
+    BCU(cudaMemcpy(d_k, ks, (size_t)B * 4, cudaMemcpyHostToDevice));
+
+    cudaStream_t st;
+    BCU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    ms_cuda_set_stream(res, st);
+    /* one graph per input set: a replay is one step, its launches back to back */
+    cudaGraphExec_t *ex = malloc(nsets * sizeof(cudaGraphExec_t));
+    for (size_t i = 0; i < nsets; i++) {
+        ms_cuda_rows rows = {B, d_slot, d_k, (const char *)dx + i * set_bytes, MS_DTYPE_F32, V, 0, true, true, d_tok, NULL};
+        cudaGraph_t g;
+        BCU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        int rc = ms_cuda_sample_rows(res, &rows, ws, wsb);
+        BCU(cudaStreamEndCapture(st, &g));
+        if (rc != MS_OK) {
+            fprintf(stderr, "bench: %s\n", ms_resource_last_error(res));
+            return -1;
+        }
+        BCU(cudaGraphInstantiate(&ex[i], g, 0));
+        cudaGraphDestroy(g);
+    }
+    const int steps = o->reps * 20 < 100 ? 100 : o->reps * 20;
+    cudaEvent_t *ev = malloc((size_t)(steps + 1) * sizeof(cudaEvent_t));
+    for (int i = 0; i <= steps; i++) BCU(cudaEventCreate(&ev[i]));
+    for (int i = 0; i < 20; i++) BCU(cudaGraphLaunch(ex[i % nsets], st)); /* warm-up */
+    BCU(cudaEventRecord(ev[0], st));
+    for (int i = 0; i < steps; i++) {
+        BCU(cudaGraphLaunch(ex[(size_t)i % nsets], st));
+        BCU(cudaEventRecord(ev[i + 1], st));
+    }
+    BCU(cudaStreamSynchronize(st));
+    float *t = malloc((size_t)steps * sizeof(float));
+    for (int i = 0; i < steps; i++) cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
+    qsort(t, (size_t)steps, sizeof(float), bc_cmp_f);
+    const double us = t[steps / 2] * 1e3;
+    /* one read of the logits at the copy bandwidth, plus the cost of any graph step at all */
+    const double read_us = (double)set_bytes / bw * 1e6, floor_us = read_us + t0;
+
+    /* tokens against the CPU reference on input set 0 (the full setting: every row; top-p alone
+     * sorts most of the vocabulary in the reference: the first 16 rows) */
+    int checked = 0, agree = 0;
+    if (!o->no_baseline) {
+        ms_cuda_rows rows = {B, d_slot, d_k, dx, MS_DTYPE_F32, V, 0, true, true, d_tok, NULL};
+        BCU(ms_cuda_sample_rows(res, &rows, ws, wsb) == MS_OK ? cudaSuccess : cudaErrorUnknown);
+        BCU(cudaStreamSynchronize(st));
+        BCU(cudaMemcpy(tok_g, d_tok, (size_t)B * 4, cudaMemcpyDeviceToHost));
+        int32_t nb = setting == MS_BENCH_FULL ? B : (B < 16 ? B : 16);
+        p.backend = MS_BACKEND_CPU_REF;
+        p.capacity = B;
+        if (ms_resource_create(&ref, &spec, &p) == MS_OK) {
+            uint64_t s2 = o->seed * 1000003u + (uint64_t)B * 7 + (uint64_t)V;
+            for (int32_t i = 0; i < B; i++) {
+                ms_req_config c = bc_cfg(setting, bc_next(&s2));
+                ms_ingest(ref, i, &c);
+            }
+            if (setting == MS_BENCH_FULL) ms_plan(ref, &step);
+            ms_batch b = {nb, rids, host, MS_DTYPE_F32, V, 0};
+            if (ms_sample(ref, NULL, &b, tok_c, NULL) == MS_OK)
+                for (int32_t i = 0; i < nb; i++) {
+                    checked++;
+                    agree += tok_c[i] == tok_g[i];
+                }
+            ms_resource_free(ref);
+        }
+    }
+    const char *sname = setting == MS_BENCH_FULL ? "full" : "top-p";
+    const double anchor = setting == MS_BENCH_FULL ? -1 : bc_anchor(peaked, B, V);
+    if (o->json) {
+        printf("{\"backend\":\"cuda\",\"setting\":\"%s\",\"shape\":\"%s\",\"batch\":%d,\"vocab\":%d,\"us_per_step\":%.2f,"
+               "\"floor_us\":%.2f,\"read_us\":%.2f,\"empty_step_us\":%.2f,\"ratio\":%.2f,\"us_per_row\":%.3f,\"floor_us_per_row\":%.3f,\"threads\":0,"
+               "\"baseline_us_per_row\":null,\"tokens_checked\":%d,\"tokens_match\":%s,\"copy_bw_gbs\":%.0f,"
+               "\"input_sets\":%zu}\n",
+               sname, peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us, us / B, floor_us / B, checked,
+               checked == agree ? "true" : "false", bw / 1e9, nsets);
+    } else {
+        char anc[32] = "-";
+        if (anchor > 0) snprintf(anc, sizeof anc, "%.0f", anchor);
+        printf("%-6s %-7s %5d %7d %10.2f %9.2f %8.2f %7.2f %8d/%-5d %s\n", sname, peaked ? "peaked" : "flat", B, V, us,
+               floor_us, read_us, us / floor_us, agree, checked, anc);
+    }
+    fflush(stdout);
+    for (size_t i = 0; i < nsets; i++) cudaGraphExecDestroy(ex[i]);
+    for (int i = 0; i <= steps; i++) cudaEventDestroy(ev[i]);
+    ms_resource_free(res); /* before its stream goes */
+    res = NULL;
+    cudaStreamDestroy(st);
+    cudaFree(dx); cudaFree(d_slot); cudaFree(d_k); cudaFree(d_tok); cudaFree(ws);
+    free(ex); free(ev); free(t); free(seen); free(rids); free(slots); free(ks); free(tok_g); free(tok_c); free(host); free(pf);
+    return 0;
+}
+
+int msample_bench_cuda(const ms_bench_opts *o) {
+    int n = ms_cuda_device_count();
+    if (n < 1) {
+        fprintf(stderr, "bench --backend cuda: no CUDA device (or no CUDA backend in this build)\n");
+        return 2;
+    }
+    if (cudaSetDevice(o->device) != cudaSuccess) return 2;
+    struct cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, o->device);
+    const double bw = bc_copy_bw();
+    const double t0 = bc_empty_step_us();
+    if (bw <= 0) return 1;
+    if (!o->json) {
+        printf("# msample bench --backend cuda: %s, %d SMs, L2 %d MB; copy bandwidth %.0f GB/s (read + write); "
+               "empty graph step %.2f us\n",
+               prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e9, t0);
+        printf("# time: median of CUDA-event-timed graph replays of ms_cuda_sample_rows (fp32 logits), inputs rotated\n"
+               "# over >= %.0f MB; floor = read_us (one read of the logits at the copy bandwidth) + the empty graph step;\n"
+               "# ratio = us/step / floor; tokens: equal to MS_BACKEND_CPU_REF on the same rows;\n"
+               "# flashinfer: its softmax + top-k/top-p from ANCHORS.md (same card and shapes; top-p setting only)\n",
+               o->min_buffer_mb);
+        printf("%-6s %-7s %5s %7s %10s %9s %8s %7s %14s %s\n", "set", "shape", "B", "V", "us/step", "floor_us", "read_us",
+               "ratio", "tokens", "flashinfer_us");
+    }
+    int rc = 0;
+    for (int a = 0; a < o->n_settings; a++)
+        for (int b = 0; b < o->n_shapes; b++)
+            for (int v = 0; v < o->n_vocab; v++)
+                for (int c = 0; c < o->n_batch; c++)
+                    if (bc_run(o, o->settings[a], o->shapes[b] == MS_BENCH_PEAKED, o->batch[c], o->vocab[v], bw, t0) < 0) rc = 1;
+    return rc;
+}
+
+#else /* no CUDA in this build */
+
+int msample_bench_cuda(const ms_bench_opts *o) {
+    (void)o;
+    fprintf(stderr, "bench --backend cuda: this build has no CUDA backend\n");
+    return 2;
+}
+
+#endif
+
+#ifdef MS_BENCH_CUDA_STANDALONE
+/* Standalone: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both]
+ *                           [--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline] */
+static int bc_list(const char *s, int32_t *out) {
+    int n = 0;
+    while (*s && n < MS_BENCH_MAX_LIST) {
+        out[n++] = (int32_t)strtol(s, (char **)&s, 10);
+        if (*s == ',') s++;
+        else break;
+    }
+    return n;
+}
+
+int main(int argc, char **argv) {
+    ms_bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.backend = "cuda";
+    o.vocab[0] = 151936, o.vocab[1] = 262144, o.n_vocab = 2;
+    o.batch[0] = 1, o.batch[1] = 16, o.batch[2] = 64, o.batch[3] = 256, o.n_batch = 4;
+    o.shapes[0] = MS_BENCH_FLAT, o.shapes[1] = MS_BENCH_PEAKED, o.n_shapes = 2;
+    o.settings[0] = MS_BENCH_FULL, o.settings[1] = MS_BENCH_TOP_P, o.n_settings = 2;
+    o.reps = 15;
+    o.min_buffer_mb = 256;
+    o.seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--vocab")) o.n_vocab = bc_list(v, o.vocab), i++;
+        else if (!strcmp(a, "--batch")) o.n_batch = bc_list(v, o.batch), i++;
+        else if (!strcmp(a, "--reps")) o.reps = atoi(v), i++;
+        else if (!strcmp(a, "--buffer-mb")) o.min_buffer_mb = atof(v), i++;
+        else if (!strcmp(a, "--json")) o.json = true;
+        else if (!strcmp(a, "--no-baseline")) o.no_baseline = true;
+        else if (!strcmp(a, "--shape")) {
+            o.n_shapes = 0;
+            if (strcmp(v, "peaked")) o.shapes[o.n_shapes++] = MS_BENCH_FLAT;
+            if (strcmp(v, "flat")) o.shapes[o.n_shapes++] = MS_BENCH_PEAKED;
+            i++;
+        } else if (!strcmp(a, "--setting")) {
+            o.n_settings = 0;
+            if (strcmp(v, "top-p")) o.settings[o.n_settings++] = MS_BENCH_FULL;
+            if (strcmp(v, "full")) o.settings[o.n_settings++] = MS_BENCH_TOP_P;
+            i++;
+        } else {
+            fprintf(stderr, "usage: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both] "
+                            "[--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline]\n");
+            return 2;
+        }
+    }
+    return msample_bench_cuda(&o);
+}
+#endif

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
+# issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
+# racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
+# Usage: scripts/gpu_run.sh [all|test|san|bench] [bench args...]; logs go to $OUT (or ./gpu-out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+shift || true
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+log() { echo "== $* ($(date -u +%H:%M:%S))"; }
+
+log "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$OUT/machine.txt"
+nvcc --version | tail -1 | tee -a "$OUT/machine.txt"
+git rev-parse HEAD 2>/dev/null | tee -a "$OUT/machine.txt"
+
+log "build"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+      -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.log" 2>&1 &&
+  cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
+rc=$?
+tail -3 "$OUT/build.log"
+if [ $rc -ne 0 ]; then grep -iE "error" "$OUT/build.log" | head -30; exit 1; fi
+T=build-gpu/tests/cuda/ms_cuda_tests
+
+if [ "$what" = all ] || [ "$what" = test ]; then
+  log "tests"
+  for t in cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_many_steps cuda_identity_matrix; do
+    s=$(date +%s)
+    timeout 300 $T $t 2>&1 | tail -25 | tee -a "$OUT/tests.log"
+    echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+  done
+fi
+
+if [ "$what" = all ] || [ "$what" = san ]; then
+  for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    log "compute-sanitizer $tool"
+    extra=""
+    [ $tool = memcheck ] && extra="--leak-check full"
+    s=$(date +%s)
+    MS_CUDA_TEST_QUICK=1 timeout ${SAN_T:-240} compute-sanitizer --tool $tool $extra --error-exitcode 9 \
+      $T ${SAN_TESTS:-cuda_bad_inputs cuda_identity_matrix cuda_graph_replay_equals_eager} >"$OUT/san_$tool.log" 2>&1
+    echo "   exit $? in $(( $(date +%s) - s )) s" | tee -a "$OUT/san_summary.log"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|Invalid|Race|hazard" "$OUT/san_$tool.log" | head -8 | tee -a "$OUT/san_summary.log"
+  done
+fi
+
+if [ "$what" = all ] || [ "$what" = bench ]; then
+  log "bench"
+  timeout 300 build-gpu/ms_bench_cuda "$@" 2>&1 | tee "$OUT/bench.txt"
+fi
+if [ "$what" = prof ]; then
+  # kernel durations of two steps (ncu reads the counters on Firecracker; clocks left alone)
+  for b in 1 64; do
+    log "ncu B=$b"
+    timeout 120 ncu --clock-control none --launch-skip $((b + 100)) --launch-count 8 --metrics gpu__time_duration.sum \
+      build-gpu/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full --no-baseline --reps 5 \
+      >"$OUT/ncu_b$b.log" 2>&1
+    grep -E "ms_cu_k|gpu__time_duration" "$OUT/ncu_b$b.log" | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+  done
+fi
+if [ "$what" = prof2 ]; then
+  # where K1 / K2 spend their time at B=64 (throughput, occupancy, warp stalls)
+  timeout 200 ncu --clock-control none -k regex:ms_cu_k[12] --launch-skip 40 --launch-count 2 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+    build-gpu/ms_bench_cuda --batch 64 --vocab 151936 --shape flat --setting full --no-baseline --reps 5 \
+    >"$OUT/ncu_sections.log" 2>&1
+  grep -E "ms_cu_k|Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Waves|Stall|stall|cycles being stalled" \
+    "$OUT/ncu_sections.log" | head -60
+fi
+log "done"

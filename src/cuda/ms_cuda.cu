@@ -1,0 +1,1440 @@
+/*
+ * ms_cuda.cu: the CUDA backend (issue 4). SPEC section 2 under section 3 on the device, bit-identical
+ * to the CPU reference (src/ms_cpu_ref.c): every number comes from src/ms_math.h, compiled here
+ * with --fmad=false.
+ *
+ * Why the design (docs/cuda.md has the details and the measurements):
+ *  - Every filter of SPEC 2.4 is, after min-p's element-wise mask S0, a lower bound on the key of y
+ *    (the order-preserving 32-bit image of the fp32 value, -0 folded into +0): top-k keeps y >= the
+ *    k-th largest survivor, top-p keeps y >= the lowest value whose mass strictly above is < p*M, and
+ *    top_p_min_keep is a top-k. So a row's kept set is S0 and key >= one threshold, and a threshold is
+ *    found exactly by a radix descent over histograms of counts and 2^40 fixed-point masses, which
+ *    add exactly in any order: many blocks can share a row.
+ *  - K1 (many blocks per row): the row's max y (and the greedy argmax) by atomicMax on keys.
+ *    K2 (many blocks per row): an 11-bit histogram of S0's keys; the row's last block finds the
+ *    coarse bucket that bounds every kept token. K3: gathers the few survivors at or above that
+ *    bucket (at most MS_CU_CAND) into a candidate list. K4 (one block per row): exact radix descents
+ *    on the candidates in shared memory, the min-tokens floor, and the draw (ids sorted, scanned).
+ *    Rows without top-k/top-p, and rows whose candidates do not fit, run the same exact descents
+ *    in K4 over the whole row (slower, always right).
+ *  - No host synchronisation and no allocation in sample/commit: graph-capturable.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+extern "C" {
+#include "ms_internal.h"
+}
+#include "cuda/ms_cuda.h"
+#include "ms_math.h"
+
+#define MS_CU_HBITS 11                     /* K2's coarse histogram: the top 11 bits of the key */
+#define MS_CU_HB (1 << MS_CU_HBITS)
+#define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
+#define MS_CU_T123 256                     /* threads of K1..K3 */
+#define MS_CU_T4 512                       /* threads of K4 */
+#define MS_CU_STAGE 65536                  /* staging tokens for plan / accept */
+/* K4's dynamic shared memory: candidates, their exclusive mass sums, their run starts */
+#define MS_CU_K4_DYN (MS_CU_CAND * 8 + (MS_CU_CAND + 1) * 8 + MS_CU_CAND * 4)
+
+/* How K4 finds a row's candidates: S0 = all min-p survivors gathered by K2 (K4 keeps those at or
+ * above the bound), FAST = gathered by K3, FULL = none (K4 walks the whole row). */
+enum { MS_CU_MODE_NONE = 0, MS_CU_MODE_S0 = 1, MS_CU_MODE_FAST = 2, MS_CU_MODE_FULL = 3 };
+
+/* A slot's device state: its config and the committed state (SPEC section 4). */
+typedef struct ms_cu_slot {
+    float temperature, top_p, min_p, rep;
+    int32_t top_k, window, min_tokens, min_keep;
+    int32_t top_p_first, used, hist_len, hist_head;
+    uint64_t seed, n;
+} ms_cu_slot;
+
+/* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
+typedef struct ms_cu_rowstat {
+    uint32_t maxkey;   /* atomicMax of key(y): the row max m */
+    uint32_t ticket;   /* K2's last-block counter */
+    uint32_t cand_n;   /* K3's gather counter */
+    uint32_t bound;    /* coarse bucket (ascending) at and above which candidates lie */
+    uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
+    uint32_t pad[3];
+    unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
+    unsigned long long m0;           /* mass of S0 (K2) */
+    unsigned long long pad2;
+} ms_cu_rowstat;
+
+typedef struct ms_cu_state {
+    int device;
+    int sm_count;
+    cudaStream_t stream;
+    ms_cu_slot *d_slots;
+    uint64_t *d_seen;   /* capacity * words, or NULL */
+    int32_t *d_hist;    /* capacity * max_repetition_window, or NULL */
+    uint64_t *d_stop;   /* words, or NULL */
+    int32_t *d_row_slot, *d_row_k, *d_pend_tok;
+    uint8_t *d_kept;
+    int32_t *d_stage;
+    void *d_ws;
+    size_t ws_bytes;
+    uint8_t *h_kept;    /* host staging of commit flags (max_rows) */
+} ms_cu_state;
+
+/* ---- small device helpers ------------------------------------------------------------------ */
+
+__device__ __forceinline__ uint32_t ms_cu_key(float y) {
+    uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float ms_cu_unkey(uint32_t k) {
+    return ms__u2f((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+#define MS_CU_KEY_NEGINF 0x007fffffu
+
+/* Everything a block needs about its row. */
+struct ms_cu_row {
+    const void *row;
+    int dtype;
+    int32_t V;
+    ms_cu_slot sl;
+    bool greedy, pres, win, filters, floor, inf_row, minp_on;
+    float m;
+    float minp_cut; /* d = y - m below this: w < min_p for certain (see ms_cu_set_max) */
+    float xcut;     /* penalised x below this: the same, before dividing by T */
+    const uint64_t *seen;
+    const int32_t *hist;
+    int32_t hist_cap, w_eff;
+    const uint64_t *stop;
+    uint32_t *wfilt; /* shared 8192-bit filter of the window's tokens */
+};
+
+__device__ __forceinline__ float ms_cu_load(const void *row, int dtype, int32_t t) {
+    if (dtype == MS_DTYPE_F32) return ((const float *)row)[t];
+    uint16_t h = ((const uint16_t *)row)[t];
+    return dtype == MS_DTYPE_BF16 ? ms__bf16_to_f32(h) : ms__f16_to_f32(h);
+}
+
+__device__ __forceinline__ int ms_cu_bit(const uint64_t *bits, int32_t t) { return (int)((bits[t >> 6] >> (t & 63)) & 1u); }
+
+/* The penalised logit (SPEC 2.1), exactly as ms_cpu_ref.c's ms__penalties, from the raw value. */
+__device__ __forceinline__ float ms_cu_pen(const ms_cu_row &c, float raw, int32_t t) {
+    float x = ms__sanitize(raw);
+    if (c.win) {
+        if ((c.wfilt[(t >> 5) & 255] >> (t & 31)) & 1u) {
+            int32_t cnt = 0;
+            for (int32_t i = 0; i < c.w_eff; i++) {
+                int32_t pos = (c.sl.hist_head - 1 - i + 2 * c.hist_cap) % c.hist_cap;
+                cnt += c.hist[pos] == t;
+            }
+            if (cnt > 0) x = ms__penalize(x, ms__pow_n(c.sl.rep, cnt));
+        }
+    } else if (c.pres) {
+        if (ms_cu_bit(c.seen, t)) x = ms__penalize(x, c.sl.rep);
+    }
+    return x;
+}
+__device__ __forceinline__ float ms_cu_x(const ms_cu_row &c, int32_t t) { return ms_cu_pen(c, ms_cu_load(c.row, c.dtype, t), t); }
+
+/* Calls f(t, raw value) for every t in [t0, t1), spread over the block. Where the chunk is aligned,
+ * each thread loads 4 consecutive values at once (16 bytes of fp32, 8 of fp16/bf16) and two such
+ * groups before using either: enough bytes in flight to approach the memory bandwidth. */
+__device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float v[4]) {
+    if (c.dtype == MS_DTYPE_F32) {
+        float4 q = *(const float4 *)((const float *)c.row + t);
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+        uint2 q = *(const uint2 *)((const uint16_t *)c.row + t);
+        uint16_t h[4] = {(uint16_t)q.x, (uint16_t)(q.x >> 16), (uint16_t)q.y, (uint16_t)(q.y >> 16)};
+        for (int k = 0; k < 4; k++) v[k] = c.dtype == MS_DTYPE_BF16 ? ms__bf16_to_f32(h[k]) : ms__f16_to_f32(h[k]);
+    }
+}
+/* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
+template <class F> __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    int32_t ts = t0;
+    if (vec) {
+        /* four groups of 4 values per thread in flight before the first is used */
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3); /* end of the whole groups */
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += 4 * step) {
+            float v[4][4];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int32_t tg = t + u * step;
+                if (tg < tv) {
+                    /* a group of 4 (t multiple of 4) lies in one 64-bit word of the seen set */
+                    const uint64_t word = c.pres ? c.seen[tg >> 6] : 0;
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x;
+                        if (c.win) {
+                            x = ms_cu_pen(c, v[u][k], tg + k);
+                        } else {
+                            x = ms__sanitize(v[u][k]);
+                            if ((word >> ((tg + k) & 63)) & 1u) x = ms__penalize(x, c.sl.rep);
+                        }
+                        f(tg + k, x);
+                    }
+                }
+            }
+        }
+        ts = tv;
+    }
+    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) f(t, ms_cu_x(c, t));
+}
+
+struct ms_cu_elem {
+    uint32_t key;
+    int32_t id;
+    uint64_t q;
+    bool s0;
+};
+
+/* w = exp(y - m) (or the +inf rule), its mass and min-p's verdict, from y. */
+__device__ __forceinline__ ms_cu_elem ms_cu_from_y(const ms_cu_row &c, float y, int32_t t) {
+    ms_cu_elem e;
+    e.key = ms_cu_key(y);
+    e.id = t;
+    float w = c.inf_row ? (ms__is_pos_inf(y) ? 1.0f : 0.0f) : ms__exp(y - c.m);
+    e.q = ms__mass(w);
+    e.s0 = !c.minp_on || w >= c.sl.min_p;
+    return e;
+}
+
+__device__ __forceinline__ ms_cu_elem ms_cu_elem_at(const ms_cu_row &c, int32_t t) {
+    float y = ms_cu_x(c, t) / c.sl.temperature;
+    return ms_cu_from_y(c, y, t);
+}
+
+/* As ms_cu_from_y for the passes over the whole row, skipping exp where min-p drops the token for
+ * certain (then only s0 = false is meaningful). */
+__device__ __forceinline__ ms_cu_elem ms_cu_from_y_pre(const ms_cu_row &c, float y, int32_t t) {
+    if (c.minp_on && !c.inf_row && y - c.m < c.minp_cut) {
+        ms_cu_elem e;
+        e.key = 0;
+        e.id = t;
+        e.q = 0;
+        e.s0 = false;
+        return e;
+    }
+    return ms_cu_from_y(c, y, t);
+}
+
+/* Sets up c for row r (slot already checked in use). Builds the window filter; syncs the block. */
+__device__ void ms_cu_row_setup(ms_cu_row &c, const ms_cu_slot *slots, int32_t slot, const void *row, int dtype,
+                                int32_t V, bool apply_penalty, bool apply_filters, const uint64_t *seen,
+                                int32_t seen_words, const int32_t *hist, int32_t hist_cap, const uint64_t *stop,
+                                uint32_t *wfilt) {
+    c.row = row;
+    c.dtype = dtype;
+    c.V = V;
+    c.sl = slots[slot];
+    c.greedy = c.sl.temperature < MS_GREEDY_TEMPERATURE;
+    const bool pen = c.sl.rep != 1.0f;
+    c.win = pen && c.sl.window > 0 && hist != NULL;
+    c.pres = pen && !c.win && c.sl.window == 0 && apply_penalty && seen != NULL;
+    c.seen = seen ? seen + (size_t)slot * (size_t)seen_words : NULL;
+    c.hist_cap = hist_cap;
+    c.hist = hist ? hist + (size_t)slot * (size_t)hist_cap : NULL;
+    c.w_eff = c.win ? (c.sl.window < c.sl.hist_len ? c.sl.window : c.sl.hist_len) : 0;
+    c.filters = apply_filters;
+    c.minp_on = apply_filters && c.sl.min_p > 0.0f;
+    c.stop = stop;
+    c.floor = stop != NULL && c.sl.n < (uint64_t)c.sl.min_tokens;
+    c.wfilt = wfilt;
+    c.m = 0.0f;
+    c.inf_row = false;
+    c.minp_cut = -INFINITY;
+    c.xcut = -INFINITY;
+    if (c.win) {
+        for (int i = threadIdx.x; i < 256; i += blockDim.x) wfilt[i] = 0;
+        __syncthreads();
+        for (int32_t i = threadIdx.x; i < c.w_eff; i += blockDim.x) {
+            int32_t pos = (c.sl.hist_head - 1 - i + 2 * hist_cap) % hist_cap;
+            int32_t t = c.hist[pos];
+            atomicOr(&wfilt[(t >> 5) & 255], 1u << (t & 31));
+        }
+    }
+    __syncthreads();
+}
+
+/* Filter switches of the row (SPEC 2.4 as ms_cpu_ref.c reads them). */
+struct ms_cu_filt {
+    int32_t k;   /* top-k of the default order (0 off) */
+    int32_t k2;  /* top-k after top-p in the HF order (0 off) */
+    bool p_on;
+    uint64_t pq;
+    bool sel;    /* any threshold to find */
+    bool k2run;  /* K2 runs: thresholds to bound, or min-p survivors to gather */
+};
+__device__ __forceinline__ ms_cu_filt ms_cu_filters(const ms_cu_row &c) {
+    ms_cu_filt f;
+    f.k = c.sl.top_k < c.V ? c.sl.top_k : 0;
+    f.p_on = c.sl.top_p < 1.0f;
+    f.pq = ms__top_p_q(c.sl.top_p);
+    f.k2 = 0;
+    if (c.sl.top_p_first) {
+        int32_t k2 = f.k > 0 ? (f.k > c.sl.min_keep ? f.k : c.sl.min_keep) : 0;
+        f.k2 = (k2 > 0 && k2 < c.V) ? k2 : 0;
+        f.k = 0;
+    }
+    f.sel = c.filters && (f.k > 0 || f.k2 > 0 || f.p_on);
+    f.k2run = f.sel || c.minp_on;
+    return f;
+}
+
+/* Warp / block reductions and scans. */
+__device__ __forceinline__ uint64_t ms_cu_warp_incl_u64(uint64_t v) {
+    for (int o = 1; o < 32; o <<= 1) {
+        uint64_t n = __shfl_up_sync(0xffffffffu, v, o);
+        if ((int)(threadIdx.x & 31) >= o) v += n;
+    }
+    return v;
+}
+/* Exclusive scan over the block (blockDim multiple of 32, <= 1024); total to *tot. sh: 33 words. */
+__device__ uint64_t ms_cu_block_excl_u64(uint64_t v, uint64_t *tot, unsigned long long *sh) {
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    uint64_t inc = ms_cu_warp_incl_u64(v);
+    if (lane == 31) sh[wid] = inc;
+    __syncthreads();
+    if (wid == 0) {
+        uint64_t s = lane < nw ? sh[lane] : 0;
+        uint64_t si = ms_cu_warp_incl_u64(s);
+        if (lane < nw) sh[lane] = si - s;
+        if (lane == 31) sh[32] = si;
+    }
+    __syncthreads();
+    uint64_t r = sh[wid] + inc - v;
+    *tot = sh[32];
+    __syncthreads();
+    return r;
+}
+
+/* ---- K1: row max (atomicMax of keys) and the greedy argmax; zeroes K2's histogram ------------ */
+
+struct ms_cu_args {
+    const ms_cu_slot *slots;
+    const int32_t *row_slot, *row_k;
+    int32_t capacity;
+    const char *logits;
+    int dtype;
+    size_t elem;
+    int64_t stride;
+    int32_t V;
+    int32_t G; /* blocks per row in K1..K3 */
+    bool apply_penalty, apply_filters;
+    const uint64_t *seen;
+    int32_t seen_words;
+    const int32_t *hist;
+    int32_t hist_cap;
+    const uint64_t *stop;
+    int32_t *tokens, *status, *pend;
+    ms_cu_rowstat *stats;
+    uint32_t *hcnt;                 /* rows * MS_CU_HB */
+    unsigned long long *hmass;      /* rows * MS_CU_HB */
+    unsigned long long *cand;       /* rows * MS_CU_CAND */
+};
+
+__device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
+    int32_t s = a.row_slot[r];
+    if (s < 0 || s >= a.capacity || !a.slots[s].used) return -1;
+    return s;
+}
+
+__device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long long v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        unsigned long long n = __shfl_xor_sync(0xffffffffu, v, o);
+        v = n > v ? n : v;
+    }
+    return v;
+}
+
+__global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
+    __shared__ uint32_t wfilt[256];
+    __shared__ unsigned long long red[2][32];
+    const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+    const int32_t slot = ms_cu_slot_ok(a, r);
+    if (slot < 0) return;
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    unsigned long long v0 = 0, v1 = 0;
+    if (c.greedy) {
+        ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+            if (ms__is_neg_inf(x)) return;
+            unsigned long long p = ((unsigned long long)ms_cu_key(x) << 32) | (uint32_t)(0xffffffffu - (uint32_t)t);
+            v0 = p > v0 ? p : v0;
+            if (c.floor && !ms_cu_bit(c.stop, t)) v1 = p > v1 ? p : v1;
+        });
+    } else {
+        /* the max of x, divided once: fl(x / T) is monotone in x for T > 0, so this is max y */
+        uint32_t mk = 0;
+        ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+            uint32_t k = ms_cu_key(x);
+            mk = k > mk ? k : mk;
+        });
+        v0 = mk;
+        /* K2's histogram must start at zero: this row's blocks clear it between them. */
+        if (ms_cu_filters(c).k2run)
+            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_HB; i += a.G * blockDim.x) {
+                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+                a.hmass[(size_t)r * MS_CU_HB + i] = 0;
+            }
+    }
+    v0 = ms_cu_warp_max_u64(v0);
+    v1 = ms_cu_warp_max_u64(v1);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (lane == 0) {
+        red[0][wid] = v0;
+        red[1][wid] = v1;
+    }
+    __syncthreads();
+    if (wid == 0) {
+        const int nw = blockDim.x >> 5;
+        v0 = lane < nw ? red[0][lane] : 0;
+        v1 = lane < nw ? red[1][lane] : 0;
+        v0 = ms_cu_warp_max_u64(v0);
+        v1 = ms_cu_warp_max_u64(v1);
+        if (lane == 0) {
+            ms_cu_rowstat *st = &a.stats[r];
+            if (c.greedy) {
+                if (v0) atomicMax(&st->gbest, v0);
+                if (v1) atomicMax(&st->gfree, v1);
+            } else if (v0) {
+                atomicMax(&st->maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
+            }
+        }
+    }
+}
+
+/* Sets m and the +inf rule from K1's maximum; false when the row is empty. */
+__device__ __forceinline__ bool ms_cu_set_max(ms_cu_row &c, const ms_cu_rowstat *st) {
+    uint32_t mk = st->maxkey;
+    if (mk <= MS_CU_KEY_NEGINF) return false;
+    c.m = ms_cu_unkey(mk);
+    c.inf_row = ms__is_pos_inf(c.m);
+    /* A pre-filter only: ms__exp is within 1e-7 (relative) of exp, so d < ln(min_p) - 0.01 means
+     * ms__exp(d) < min_p; the decision itself is always the exact comparison w >= min_p. */
+    c.minp_cut = c.minp_on ? logf(c.sl.min_p) - 0.01f : -INFINITY;
+    /* The same test on x, so that most tokens skip the division: fl(fl(x / T) - m) is monotone in
+     * x, and below (m + cut) T, less a margin far above every rounding error involved, it is
+     * below cut. Disabled (-inf) when the bound is not finite. */
+    c.xcut = -INFINITY;
+    if (c.minp_on && !c.inf_row) {
+        const float T = c.sl.temperature;
+        float v = (c.m + c.minp_cut) * T;
+        v = v - (fabsf(v) + (fabsf(c.m) + fabsf(c.minp_cut)) * T) * 1e-5f;
+        if (isfinite(v)) c.xcut = v;
+    }
+    return true;
+}
+
+/* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
+
+__global__ void __launch_bounds__(MS_CU_T123, 3) ms_cu_k2(ms_cu_args a) {
+    __shared__ uint32_t wfilt[256];
+    __shared__ uint32_t scnt[MS_CU_HB];
+    __shared__ unsigned long long smass[MS_CU_HB];
+    __shared__ unsigned long long sh[33];
+    __shared__ uint32_t last;
+    __shared__ int32_t found[4];
+    const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+    const int32_t slot = ms_cu_slot_ok(a, r);
+    if (slot < 0) return;
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    if (c.greedy) return;
+    ms_cu_rowstat *st = &a.stats[r];
+    if (!ms_cu_set_max(c, st)) return;
+    const ms_cu_filt f = ms_cu_filters(c);
+    if (!f.k2run) return;
+    for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
+        scnt[i] = 0;
+        smass[i] = 0;
+    }
+    __syncthreads();
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    /* min-p rows: S0 is usually small, so gather all of it now (K4 then needs no K3 pass) */
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+    ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+        ms_cu_elem e;
+        e.s0 = false;
+        if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (e.s0) {
+            uint32_t b = e.key >> (32 - MS_CU_HBITS);
+            atomicAdd(&scnt[b], 1u);
+            if (e.q) atomicAdd(&smass[b], (unsigned long long)e.q);
+        }
+        if (c.minp_on) {
+            /* one atomic per warp for the gather counter */
+            const unsigned act = __activemask();
+            const unsigned take = __ballot_sync(act, e.s0);
+            if (take) {
+                const int lane = threadIdx.x & 31, leader = __ffs(take) - 1;
+                uint32_t base = 0;
+                if (lane == leader) base = atomicAdd(&st->cand_n, (uint32_t)__popc(take));
+                base = __shfl_sync(act, base, leader);
+                if (e.s0) {
+                    uint32_t i = base + __popc(take & ((1u << lane) - 1));
+                    if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+                }
+            }
+        }
+    });
+    __syncthreads();
+    uint32_t *gc = a.hcnt + (size_t)r * MS_CU_HB;
+    unsigned long long *gm = a.hmass + (size_t)r * MS_CU_HB;
+    for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
+        if (scnt[i]) atomicAdd(&gc[i], scnt[i]);
+        if (smass[i]) atomicAdd(&gm[i], smass[i]);
+    }
+    /* The last block of the row sees every block's histogram (threadfence-reduction pattern). */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&st->ticket, 1u) == (uint32_t)(a.G - 1);
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
+        scnt[i] = atomicAdd(&gc[i], 0u); /* read through L2 */
+        smass[i] = atomicAdd(&gm[i], 0ull);
+    }
+    if (threadIdx.x < 4) found[threadIdx.x] = -1;
+    __syncthreads();
+    /* Descending order j = 0 .. HB-1 is bucket HB-1-j. Each thread takes HB / blockDim consecutive j. */
+    const int per = MS_CU_HB / MS_CU_T123;
+    uint64_t lc = 0, lm = 0;
+    for (int i = 0; i < per; i++) {
+        int b = MS_CU_HB - 1 - (threadIdx.x * per + i);
+        lc += scnt[b];
+        lm += smass[b];
+    }
+    uint64_t tc, tm;
+    uint64_t ec = ms_cu_block_excl_u64(lc, &tc, sh);
+    uint64_t em = ms_cu_block_excl_u64(lm, &tm, sh);
+    /* found[0]: bucket holding the k-th survivor (k of whichever top-k runs), found[1]: the
+     * min_keep-th, found[2]: the lowest bucket whose top token top-p can keep (by M0). */
+    const int32_t kk = f.k > 0 ? f.k : f.k2;
+    const int32_t mk = c.sl.min_keep;
+    uint64_t cc = ec, cm = em;
+    for (int i = 0; i < per; i++) {
+        int j = threadIdx.x * per + i, b = MS_CU_HB - 1 - j;
+        uint32_t n = scnt[b];
+        if (n) {
+            if (kk > 0 && cc < (uint64_t)kk && cc + n >= (uint64_t)kk) found[0] = b;
+            if (cc < (uint64_t)mk && cc + n >= (uint64_t)mk) found[1] = b;
+            if (f.p_on && ms__top_p_keeps(cm, tm, f.pq)) atomicMax(&found[2], j);
+        }
+        cc += n;
+        cm += smass[b];
+    }
+    /* found[3]: the lowest non-empty bucket, as the largest descending index */
+    for (int i = 0; i < per; i++) {
+        int j = threadIdx.x * per + i;
+        if (scnt[MS_CU_HB - 1 - j]) atomicMax(&found[3], j);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        /* the lowest ascending bucket needed; buckets hold key >> 21, larger = larger y */
+        const int32_t lowest = MS_CU_HB - 1 - found[3];
+        const int32_t bk = (kk > 0 && found[0] >= 0) ? found[0] : lowest; /* fewer than k: all kept */
+        int32_t bp = lowest;
+        if (f.p_on) {
+            int32_t b2 = MS_CU_HB - 1 - found[2];
+            int32_t b1 = found[1] >= 0 ? found[1] : lowest;
+            bp = b2 < b1 ? b2 : b1; /* top-p keeps the union with the min_keep rule */
+        }
+        int32_t bound;
+        if (!c.sl.top_p_first)
+            bound = f.k > 0 ? bk : bp; /* top-p after top-k keeps a subset of top-k's set */
+        else
+            bound = f.p_on ? (f.k2 > 0 ? (bp > bk ? bp : bk) : bp) : bk;
+        found[0] = bound;
+    }
+    __syncthreads();
+    const int32_t bound = found[0];
+    uint64_t mine = 0;
+    for (int i = 0; i < per; i++) {
+        int b = MS_CU_HB - 1 - (threadIdx.x * per + i);
+        if (b >= bound) mine += scnt[b];
+    }
+    uint64_t n_cand;
+    ms_cu_block_excl_u64(mine, &n_cand, sh);
+    if (threadIdx.x == 0) {
+        st->bound = (uint32_t)bound;
+        st->m0 = tm;
+        /* all of S0 gathered (min-p): K4 takes the candidates from it; else K3 gathers them */
+        const bool s0_all = c.minp_on && tc <= MS_CU_CAND;
+        st->mode = s0_all ? MS_CU_MODE_S0 : n_cand <= MS_CU_CAND ? MS_CU_MODE_FAST : MS_CU_MODE_FULL;
+        if (!s0_all) st->cand_n = 0;
+        st->ticket = 0;
+    }
+}
+
+/* ---- K3: gather the candidates ------------------------------------------------------------- */
+
+__global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
+    __shared__ uint32_t wfilt[256];
+    const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+    const int32_t slot = ms_cu_slot_ok(a, r);
+    if (slot < 0) return;
+    ms_cu_rowstat *st = &a.stats[r];
+    if (st->mode != MS_CU_MODE_FAST) return;
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    ms_cu_set_max(c, st);
+    const uint32_t bound = st->bound;
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0 || (e.key >> (32 - MS_CU_HBITS)) < bound) return;
+        uint32_t i = atomicAdd(&st->cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+}
+
+/* ---- K4: exact thresholds, floor and draw, one block per row -------------------------------- */
+
+struct ms_cu_k4sh {
+    uint32_t cnt[256];
+    unsigned long long mass[256];
+    unsigned long long sh[33];
+    uint32_t wfilt[256];
+    int32_t dig;
+    int32_t done;
+    unsigned long long before_c, before_m, tot_c, tot_m;
+    int32_t token;
+};
+
+/* The elements of a row: the whole row (recomputed from the logits) or the candidates. */
+struct ms_cu_src {
+    const ms_cu_row *c;
+    const unsigned long long *cand; /* shared; NULL: whole row */
+    int32_t n;
+    template <class F> __device__ __forceinline__ void each(F f) const {
+        if (cand) {
+            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+                unsigned long long v = cand[i];
+                ms_cu_elem e = ms_cu_from_y(*c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v);
+                e.s0 = true; /* only survivors of min-p were gathered */
+                f(e);
+            }
+        } else {
+            for (int32_t t = threadIdx.x; t < c->V; t += blockDim.x) f(ms_cu_elem_at(*c, t));
+        }
+    }
+};
+
+/* Histogram of the digit at `level` (8 bits each, from the top) of S0 elements with key >= lb whose
+ * higher digits equal prefix. */
+__device__ void ms_cu_hist(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int level, uint32_t prefix) {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        S.cnt[i] = 0;
+        S.mass[i] = 0;
+    }
+    __syncthreads();
+    const int sh = 24 - 8 * level;
+    s.each([&](const ms_cu_elem &e) {
+        if (!e.s0 || e.key < lb) return;
+        if (level > 0 && (e.key >> (sh + 8)) != prefix) return;
+        uint32_t d = (e.key >> sh) & 255u;
+        atomicAdd(&S.cnt[d], 1u);
+        if (e.q) atomicAdd(&S.mass[d], (unsigned long long)e.q);
+    });
+    __syncthreads();
+}
+
+/* Warp 0 walks the 256 digits from the top. mode 0: the digit holding the need-th element (counts
+ * before it plus base < need <= ... + its count). mode 1: the lowest non-empty digit whose top
+ * element top-p keeps: 2^32 (base_m + mass before) < pq * M. Writes S.dig, S.before_c/_m, S.tot_*. */
+__device__ void ms_cu_find(ms_cu_k4sh &S, int mode, uint64_t need, uint64_t base_c, uint64_t base_m, uint64_t M,
+                           uint64_t pq) {
+    if (threadIdx.x < 32) {
+        const int lane = threadIdx.x;
+        uint64_t lc = 0, lm = 0;
+        for (int i = 0; i < 8; i++) {
+            int d = 255 - (lane * 8 + i);
+            lc += S.cnt[d];
+            lm += S.mass[d];
+        }
+        uint64_t ic = ms_cu_warp_incl_u64(lc), im = ms_cu_warp_incl_u64(lm);
+        uint64_t cc = ic - lc, cm = im - lm;
+        int best = -1;
+        uint64_t bc = 0, bm = 0;
+        for (int i = 0; i < 8; i++) {
+            int d = 255 - (lane * 8 + i);
+            uint32_t n = S.cnt[d];
+            if (n) {
+                if (mode == 0) {
+                    if (base_c + cc < need && base_c + cc + n >= need) { best = d; bc = cc; bm = cm; }
+                } else if (ms__top_p_keeps(base_m + cm, M, pq)) {
+                    best = d; /* lower digits come later in this loop: keep the last */
+                    bc = cc;
+                    bm = cm;
+                }
+            }
+            cc += n;
+            cm += S.mass[d];
+        }
+        /* the lowest digit found by any lane (mode 0 has exactly one) */
+        int bd = best;
+        for (int o = 16; o > 0; o >>= 1) {
+            int od = __shfl_xor_sync(0xffffffffu, bd, o);
+            if (od >= 0 && (bd < 0 || od < bd)) bd = od;
+        }
+        if (best >= 0 && best == bd) {
+            S.dig = bd;
+            S.before_c = bc;
+            S.before_m = bm;
+        }
+        if (lane == 31) {
+            S.tot_c = ic;
+            S.tot_m = im;
+        }
+    }
+    __syncthreads();
+}
+
+/* top-k: the key of the need-th largest S0 element with key >= lb, or lb when there are fewer
+ * than need + 1 such elements (everything is kept). */
+__device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, uint64_t need) {
+    uint32_t prefix = 0;
+    uint64_t above = 0;
+    for (int level = 0; level < 4; level++) {
+        ms_cu_hist(s, S, lb, level, prefix);
+        ms_cu_find(S, 0, need, above, 0, 0, 0);
+        if (level == 0 && S.tot_c <= need) return lb;
+        above += S.before_c;
+        prefix = (prefix << 8) | (uint32_t)S.dig;
+        __syncthreads();
+    }
+    return prefix;
+}
+
+/* top-p: the key of the lowest S0 value (key >= lb) whose mass strictly above is < p * M. M is the
+ * mass of that set; pass 0 to have it summed here. */
+__device__ uint32_t ms_cu_select_mass(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, uint64_t M, uint64_t pq) {
+    uint32_t prefix = 0;
+    uint64_t above = 0;
+    for (int level = 0; level < 4; level++) {
+        ms_cu_hist(s, S, lb, level, prefix);
+        if (level == 0 && M == 0) {
+            ms_cu_find(S, 0, ~0ull, 0, 0, 0, 0); /* only for the totals */
+            M = S.tot_m;
+            __syncthreads(); /* everyone has read the totals before the next walk rewrites them */
+        }
+        ms_cu_find(S, 1, 0, 0, above, M, pq);
+        above += S.before_m;
+        prefix = (prefix << 8) | (uint32_t)S.dig;
+        __syncthreads();
+    }
+    return prefix;
+}
+
+__device__ uint32_t ms_cu_top_p(const ms_cu_src &s, ms_cu_k4sh &S, const ms_cu_row &c, const ms_cu_filt &f,
+                                uint32_t lb, uint64_t M) {
+    uint32_t v = ms_cu_select_mass(s, S, lb, M, f.pq);
+    if (c.sl.min_keep > 1) {
+        uint32_t vk = ms_cu_select_count(s, S, lb, (uint64_t)c.sl.min_keep);
+        v = vk < v ? vk : v;
+    }
+    return v > lb ? v : lb;
+}
+
+__device__ __forceinline__ void ms_cu_out(const ms_cu_args &a, int32_t r, int32_t tok, int32_t status) {
+    a.tokens[r] = tok;
+    if (a.status) a.status[r] = status;
+    if (a.pend) a.pend[r] = tok;
+}
+
+/* Ascending bitonic sort of a[0..N) (N a power of two) by the whole block. */
+__device__ void ms_cu_bitonic(unsigned long long *a, int32_t N) {
+    for (int32_t k = 2; k <= N; k <<= 1)
+        for (int32_t j = k >> 1; j > 0; j >>= 1) {
+            for (int32_t i = threadIdx.x; i < N; i += blockDim.x) {
+                int32_t ixj = i ^ j;
+                if (ixj > i) {
+                    unsigned long long x = a[i], y = a[ixj];
+                    if ((x > y) == ((i & k) == 0)) {
+                        a[i] = y;
+                        a[ixj] = x;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+}
+
+/* Block sum of a per-thread count. */
+__device__ uint64_t ms_cu_block_sum(uint64_t v, unsigned long long *sh) {
+    uint64_t tot;
+    ms_cu_block_excl_u64(v, &tot, sh);
+    return tot;
+}
+
+/* The draw (SPEC 2.6) over len positions in id order; q_at(i, &id, &stop) gives position i's kept
+ * mass. Per-thread contiguous pieces, scanned across the block; writes the row's outputs. */
+template <class Q>
+__device__ void ms_cu_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S, int32_t len, Q q_at) {
+    const int32_t per = (len + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t p0 = threadIdx.x * per, p1 = min(len, p0 + per);
+    uint64_t my = 0, my_stop = 0, total, stop_m;
+    for (int32_t i = p0; i < p1; i++) {
+        int32_t id;
+        bool sp;
+        uint64_t q = q_at(i, &id, &sp);
+        my += q;
+        if (sp) my_stop += q;
+    }
+    uint64_t excl_all = ms_cu_block_excl_u64(my, &total, S.sh);
+    uint64_t excl_stop = ms_cu_block_excl_u64(my_stop, &stop_m, S.sh);
+    /* 5. the floor: stop ids lose their mass unless nothing would be left */
+    const bool floor_on = c.floor && total - stop_m > 0;
+    if (floor_on) total -= stop_m;
+    if (total == 0) {
+        if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(ms__draw_bits(c.sl.seed, c.sl.n, (uint32_t)a.row_k[r]), total);
+    const uint64_t base = floor_on ? excl_all - excl_stop : excl_all;
+    const uint64_t mine = floor_on ? my - my_stop : my;
+    if (threadIdx.x == 0) S.token = -1;
+    __syncthreads();
+    if (mine > 0 && base <= target && target < base + mine) {
+        uint64_t run = base;
+        for (int32_t i = p0; i < p1; i++) {
+            int32_t id;
+            bool sp;
+            uint64_t q = q_at(i, &id, &sp);
+            if (floor_on && sp) continue;
+            run += q;
+            if (run > target) {
+                S.token = id;
+                break;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
+}
+
+/* A row whose candidates (an upper set of S0 in key order holding every token the filters can keep)
+ * are in shared memory: sort them by y descending, and every filter of SPEC 2.4 becomes a prefix of
+ * that order found with prefix sums of counts and masses (as the reference does after its sort). */
+__device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                              ms_cu_k4sh &S, unsigned long long *cand, int32_t n, uint64_t m0) {
+    unsigned long long *P = cand + MS_CU_CAND;           /* MS_CU_CAND + 1 exclusive mass sums */
+    int32_t *gs = (int32_t *)(P + MS_CU_CAND + 1);        /* first position of each key's run */
+    int32_t N = 1;
+    while (N < n) N <<= 1;
+    /* ascending (~key, id) = y descending */
+    for (int32_t i = threadIdx.x; i < N; i += blockDim.x) {
+        unsigned long long v = i < n ? cand[i] : ~0ull;
+        if (i < n) v = ((unsigned long long)(~(uint32_t)(v >> 32)) << 32) | (uint32_t)v;
+        cand[i] = v;
+    }
+    __syncthreads();
+    ms_cu_bitonic(cand, N);
+    const int32_t per = (n + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t p0 = threadIdx.x * per, p1 = min(n, p0 + per);
+    auto key_at = [&](int32_t i) -> uint32_t { return ~(uint32_t)(cand[i] >> 32); };
+    /* masses and their exclusive prefix sums; run starts (a max-scan of start positions) */
+    uint64_t my = 0;
+    int32_t last = -1;
+    for (int32_t i = p0; i < p1; i++) {
+        ms_cu_elem e = ms_cu_from_y(c, ms_cu_unkey(key_at(i)), (int32_t)(uint32_t)cand[i]);
+        P[i] = e.q; /* for now */
+        my += e.q;
+        if (i == 0 || key_at(i) != key_at(i - 1)) last = i;
+        gs[i] = last;
+    }
+    uint64_t tot;
+    uint64_t run = ms_cu_block_excl_u64(my, &tot, S.sh);
+    /* the max-scan: the last run start before this thread's piece is the largest start of any
+     * earlier piece; starts grow with position, so it is the previous non-empty piece's `last` */
+    __shared__ int32_t lastv[MS_CU_T4];
+    lastv[threadIdx.x] = (p0 < p1) ? last : -1;
+    __syncthreads();
+    int32_t carry = -1;
+    for (int32_t t = (int32_t)threadIdx.x - 1; t >= 0 && carry < 0; t--) carry = lastv[t];
+    for (int32_t i = p0; i < p1; i++) {
+        uint64_t q = P[i];
+        P[i] = run;
+        run += q;
+        if (gs[i] < 0) gs[i] = carry;
+    }
+    if (threadIdx.x == 0) P[n] = 0;
+    __syncthreads();
+    if (p1 == n && p0 < p1) P[n] = run;
+    __syncthreads();
+    /* 4. filters: each keeps a prefix [0, L) of the sorted order */
+    auto count_if = [&](int32_t lim, int kind, uint64_t M) -> int32_t {
+        uint64_t cnt = 0;
+        for (int32_t i = p0; i < min(p1, lim); i++) {
+            int32_t g = gs[i];
+            bool keep = kind == 0 ? (uint64_t)g < M /* top-k: fewer than M above */
+                                  : (ms__top_p_keeps(P[g], M, f.pq) || g < c.sl.min_keep);
+            cnt += keep;
+        }
+        return (int32_t)ms_cu_block_sum(cnt, S.sh);
+    };
+    int32_t L = n;
+    if (f.sel) {
+        if (!c.sl.top_p_first) {
+            if (f.k > 0) L = count_if(n, 0, (uint64_t)f.k);
+            if (f.p_on) L = count_if(L, 1, f.k > 0 ? P[L] : m0);
+        } else {
+            if (f.p_on) L = count_if(n, 1, m0);
+            if (f.k2 > 0) L = count_if(L, 0, (uint64_t)f.k2);
+        }
+    }
+    /* the kept prefix in id order: (id << 32 | sorted position), sorted */
+    int32_t NL = 1;
+    while (NL < L) NL <<= 1;
+    __syncthreads();
+    for (int32_t i = threadIdx.x; i < NL; i += blockDim.x)
+        cand[i] = i < L ? (((unsigned long long)(uint32_t)cand[i] << 32) | (uint32_t)i) : ~0ull;
+    __syncthreads();
+    ms_cu_bitonic(cand, NL);
+    ms_cu_draw(a, r, c, S, L, [&](int32_t i, int32_t *id, bool *stop) -> uint64_t {
+        unsigned long long v = cand[i];
+        uint32_t pos = (uint32_t)v;
+        *id = (int32_t)(v >> 32);
+        *stop = c.floor && ms_cu_bit(c.stop, *id);
+        return P[pos + 1] - P[pos];
+    });
+}
+
+__global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
+    extern __shared__ unsigned long long ms_cu_cand_sh[];
+    __shared__ ms_cu_k4sh S;
+    const int32_t r = blockIdx.x;
+    const int32_t slot = ms_cu_slot_ok(a, r);
+    if (slot < 0) {
+        if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    ms_cu_rowstat *st = &a.stats[r];
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, S.wfilt);
+    if (c.greedy) {
+        if (threadIdx.x == 0) {
+            unsigned long long b = st->gbest, fr = st->gfree;
+            unsigned long long p = (c.floor && fr) ? fr : b;
+            if (!p) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+            else ms_cu_out(a, r, (int32_t)(0xffffffffu - (uint32_t)p), MS_ROW_OK);
+        }
+        return;
+    }
+    if (!ms_cu_set_max(c, st)) {
+        if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const ms_cu_filt f = ms_cu_filters(c);
+    const uint32_t mode = st->mode;
+    if (mode == MS_CU_MODE_S0 || mode == MS_CU_MODE_FAST) {
+        /* S0 mode: K2 gathered every min-p survivor; keep those at or above the bound */
+        __shared__ int32_t n_sh;
+        if (threadIdx.x == 0) n_sh = 0;
+        __syncthreads();
+        const int32_t n_all = (int32_t)min(st->cand_n, (uint32_t)MS_CU_CAND);
+        const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
+        const uint32_t bound = mode == MS_CU_MODE_S0 ? st->bound : 0;
+        for (int32_t i = threadIdx.x; i < n_all; i += blockDim.x) {
+            unsigned long long v = g[i];
+            if ((uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound) ms_cu_cand_sh[atomicAdd(&n_sh, 1)] = v;
+        }
+        __syncthreads();
+        /* the candidates are not all of S0: top-p over S0 needs S0's mass */
+        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n_sh, st->m0);
+        return;
+    }
+    /* The whole row: exact radix descents over recomputed elements (rows without top-k/top-p, or
+     * whose candidates did not fit). */
+    ms_cu_src s;
+    s.c = &c;
+    s.cand = NULL;
+    s.n = 0;
+    uint32_t lb = 0;
+    if (f.sel) {
+        if (!c.sl.top_p_first) {
+            if (f.k > 0) lb = ms_cu_select_count(s, S, lb, (uint64_t)f.k);
+            if (f.p_on) lb = ms_cu_top_p(s, S, c, f, lb, 0);
+        } else {
+            if (f.p_on) lb = ms_cu_top_p(s, S, c, f, lb, 0);
+            if (f.k2 > 0) {
+                uint32_t v = ms_cu_select_count(s, S, lb, (uint64_t)f.k2);
+                lb = v > lb ? v : lb;
+            }
+        }
+    }
+    ms_cu_draw(a, r, c, S, c.V, [&](int32_t i, int32_t *id, bool *stop) -> uint64_t {
+        ms_cu_elem e = ms_cu_elem_at(c, i);
+        *id = i;
+        *stop = c.floor && ms_cu_bit(c.stop, i);
+        return (e.s0 && e.key >= lb) ? e.q : 0;
+    });
+}
+
+/* ---- commit, accept, plan ------------------------------------------------------------------ */
+
+__device__ void ms_cu_append(ms_cu_slot *s, uint64_t *seen, int32_t *hist, int32_t hist_cap, int32_t tok) {
+    if (seen) seen[tok >> 6] |= 1ull << (tok & 63);
+    if (hist) {
+        hist[s->hist_head] = tok;
+        s->hist_head = (s->hist_head + 1) % hist_cap;
+        if (s->hist_len < hist_cap) s->hist_len++;
+    }
+    s->n++;
+}
+
+/* One thread per row; the first row of each slot appends that slot's kept rows in row order. */
+__global__ void ms_cu_commit_k(ms_cu_slot *slots, int32_t capacity, uint64_t *seen, int32_t words, int32_t *hist,
+                               int32_t hist_cap, int32_t vmax, int32_t n, const int32_t *row_slot, const uint8_t *kept,
+                               const int32_t *tokens) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int32_t s = row_slot[i];
+    if (s < 0 || s >= capacity || !slots[s].used) return;
+    for (int32_t j = 0; j < i; j++)
+        if (row_slot[j] == s) return;
+    ms_cu_slot st = slots[s];
+    uint64_t *sb = seen ? seen + (size_t)s * (size_t)words : NULL;
+    int32_t *hb = hist ? hist + (size_t)s * (size_t)hist_cap : NULL;
+    for (int32_t j = i; j < n; j++) {
+        if (row_slot[j] != s || (kept && !kept[j])) continue;
+        int32_t t = tokens[j];
+        if (t < 0 || t >= vmax) continue;
+        ms_cu_append(&st, sb, hb, hist_cap, t);
+    }
+    slots[s].n = st.n;
+    slots[s].hist_len = st.hist_len;
+    slots[s].hist_head = st.hist_head;
+}
+
+__global__ void ms_cu_accept_k(ms_cu_slot *slots, int32_t slot, uint64_t *seen, int32_t words, int32_t *hist,
+                               int32_t hist_cap, const int32_t *tokens, int32_t n) {
+    ms_cu_slot st = slots[slot];
+    uint64_t *sb = seen ? seen + (size_t)slot * (size_t)words : NULL;
+    int32_t *hb = hist ? hist + (size_t)slot * (size_t)hist_cap : NULL;
+    for (int32_t j = 0; j < n; j++) ms_cu_append(&st, sb, hb, hist_cap, tokens[j]);
+    slots[slot].n = st.n;
+    slots[slot].hist_len = st.hist_len;
+    slots[slot].hist_head = st.hist_head;
+}
+
+__global__ void ms_cu_seen_k(uint64_t *bits, const int32_t *tokens, int32_t n) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicOr((unsigned long long *)&bits[tokens[i] >> 6], 1ull << (tokens[i] & 63));
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+static ms_cu_state *ms_cu_st(const ms_resource *res) { return (ms_cu_state *)res->backend_state; }
+
+static int ms_cu_err(ms_resource *res, cudaError_t e, const char *what) {
+    cudaGetLastError(); /* clear a sticky launch error so later calls report their own */
+    int code = (e == cudaErrorMemoryAllocation) ? MS_ENOMEM
+               : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) ? MS_EBACKEND : MS_ECUDA;
+    return ms__fail(res, code, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+/* Runs the calls of one entry point on the resource's device, restoring the caller's. */
+struct ms_cu_dev {
+    int prev;
+    bool ok;
+    ms_cu_dev(int d) {
+        ok = cudaGetDevice(&prev) == cudaSuccess;
+        if (ok && prev != d) ok = cudaSetDevice(d) == cudaSuccess;
+    }
+    ~ms_cu_dev() {
+        int cur;
+        if (cudaGetDevice(&cur) == cudaSuccess && cur != prev) cudaSetDevice(prev);
+    }
+};
+
+static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
+
+static size_t ms_cu_ws_size(int32_t n) {
+    size_t s = 0;
+    s += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
+    s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
+    s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
+    s += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
+    return s;
+}
+
+extern "C" int ms__cuda_init(ms_resource *res) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        return ms__fail(res, MS_EBACKEND, "backend=cuda: no CUDA device (%s)",
+                        e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+    }
+    if (res->params.device < 0 || res->params.device >= count)
+        return ms__fail(res, MS_EBACKEND, "device=%d: only %d CUDA devices", res->params.device, count);
+    ms_cu_state *st = (ms_cu_state *)calloc(1, sizeof *st);
+    if (!st) return ms__fail(res, MS_ENOMEM, "CUDA state");
+    res->backend_state = st;
+    st->device = res->params.device;
+    ms_cu_dev guard(st->device);
+    if (!guard.ok) return ms__fail(res, MS_ECUDA, "cudaSetDevice(%d) failed", st->device);
+    e = cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->device);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "device attributes");
+    const int32_t cap = res->params.capacity, rows = res->params.max_rows;
+    const size_t words = (size_t)res->bitset_words;
+#define MS_CU_ALLOC(p, bytes)                                                    \
+    do {                                                                         \
+        e = cudaMalloc((void **)&(p), (bytes));                                  \
+        if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMalloc " #p);        \
+    } while (0)
+    MS_CU_ALLOC(st->d_slots, (size_t)cap * sizeof(ms_cu_slot));
+    e = cudaMemset(st->d_slots, 0, (size_t)cap * sizeof(ms_cu_slot));
+    if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
+    if (res->seen) {
+        MS_CU_ALLOC(st->d_seen, (size_t)cap * words * 8);
+        e = cudaMemset(st->d_seen, 0, (size_t)cap * words * 8);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
+    }
+    if (res->hist) {
+        /* cleared so that reading a whole ring back (ms_explain) never copies unwritten memory */
+        MS_CU_ALLOC(st->d_hist, (size_t)cap * (size_t)res->spec.max_repetition_window * sizeof(int32_t));
+        e = cudaMemset(st->d_hist, 0, (size_t)cap * (size_t)res->spec.max_repetition_window * sizeof(int32_t));
+        if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
+    }
+    if (res->stop_mask) {
+        MS_CU_ALLOC(st->d_stop, words * 8);
+        e = cudaMemcpy(st->d_stop, res->stop_mask, words * 8, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "stop mask");
+    }
+    MS_CU_ALLOC(st->d_row_slot, (size_t)rows * sizeof(int32_t));
+    MS_CU_ALLOC(st->d_row_k, (size_t)rows * sizeof(int32_t));
+    MS_CU_ALLOC(st->d_pend_tok, (size_t)rows * sizeof(int32_t));
+    MS_CU_ALLOC(st->d_kept, (size_t)rows);
+    MS_CU_ALLOC(st->d_stage, (size_t)MS_CU_STAGE * sizeof(int32_t));
+    st->ws_bytes = ms_cu_ws_size(rows);
+    MS_CU_ALLOC(st->d_ws, st->ws_bytes);
+#undef MS_CU_ALLOC
+    st->h_kept = (uint8_t *)malloc((size_t)rows);
+    if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
+    e = cudaFuncSetAttribute(ms_cu_k4, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
+    return MS_OK;
+}
+
+extern "C" void ms__cuda_destroy(ms_resource *res) {
+    ms_cu_state *st = ms_cu_st(res);
+    if (!st) return;
+    {
+        ms_cu_dev guard(st->device);
+        cudaStreamSynchronize(st->stream);
+        cudaFree(st->d_slots);
+        cudaFree(st->d_seen);
+        cudaFree(st->d_hist);
+        cudaFree(st->d_stop);
+        cudaFree(st->d_row_slot);
+        cudaFree(st->d_row_k);
+        cudaFree(st->d_pend_tok);
+        cudaFree(st->d_kept);
+        cudaFree(st->d_stage);
+        cudaFree(st->d_ws);
+        cudaGetLastError();
+    }
+    free(st->h_kept);
+    free(st);
+    res->backend_state = NULL;
+}
+
+extern "C" int ms__cuda_ingest(ms_resource *res, int32_t slot, const ms_req_config *cfg) {
+    ms_cu_state *st = ms_cu_st(res);
+    ms_cu_dev guard(st->device);
+    ms_cu_slot s;
+    memset(&s, 0, sizeof s);
+    s.temperature = cfg->temperature;
+    s.top_p = cfg->top_p;
+    s.min_p = cfg->min_p;
+    s.rep = cfg->repetition_penalty;
+    s.top_k = cfg->top_k;
+    s.window = cfg->repetition_window;
+    s.min_tokens = cfg->min_tokens;
+    s.min_keep = cfg->top_p_min_keep;
+    s.top_p_first = cfg->top_p_first;
+    s.used = 1;
+    s.seed = cfg->seed;
+    /* pageable source: copied to staging before the call returns, so `s` may go out of scope */
+    cudaError_t e = cudaMemcpyAsync(st->d_slots + slot, &s, sizeof s, cudaMemcpyHostToDevice, st->stream);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "ingest");
+    return MS_OK;
+}
+
+extern "C" void ms__cuda_remove(ms_resource *res, int32_t slot) {
+    ms_cu_state *st = ms_cu_st(res);
+    ms_cu_dev guard(st->device);
+    cudaMemsetAsync(st->d_slots + slot, 0, sizeof(ms_cu_slot), st->stream);
+    if (st->d_seen)
+        cudaMemsetAsync(st->d_seen + (size_t)slot * (size_t)res->bitset_words, 0, (size_t)res->bitset_words * 8,
+                        st->stream);
+}
+
+extern "C" int ms__cuda_plan(ms_resource *res, const ms_step *step) {
+    ms_cu_state *st = ms_cu_st(res);
+    if (!st->d_seen) return MS_OK;
+    ms_cu_dev guard(st->device);
+    for (int32_t i = 0; i < step->n_prefill; i++) {
+        const ms_prefill *pf = &step->prefill[i];
+        int32_t slot = ms__slot_of(res, pf->rid);
+        if (!res->slots[slot].cfg.penalize_prompt) continue;
+        for (int32_t o = 0; o < pf->n_tokens; o += MS_CU_STAGE) {
+            int32_t n = pf->n_tokens - o < MS_CU_STAGE ? pf->n_tokens - o : MS_CU_STAGE;
+            cudaError_t e = cudaMemcpyAsync(st->d_stage, pf->tokens + o, (size_t)n * 4, cudaMemcpyHostToDevice, st->stream);
+            if (e == cudaSuccess) {
+                ms_cu_seen_k<<<(n + 255) / 256, 256, 0, st->stream>>>(
+                    st->d_seen + (size_t)slot * (size_t)res->bitset_words, st->d_stage, n);
+                e = cudaGetLastError();
+            }
+            if (e != cudaSuccess) return ms_cu_err(res, e, "plan");
+        }
+    }
+    return MS_OK;
+}
+
+extern "C" int ms__cuda_accept(ms_resource *res, int32_t slot, const int32_t *tokens, int32_t n) {
+    ms_cu_state *st = ms_cu_st(res);
+    ms_cu_dev guard(st->device);
+    for (int32_t o = 0; o < n; o += MS_CU_STAGE) {
+        int32_t m = n - o < MS_CU_STAGE ? n - o : MS_CU_STAGE;
+        cudaError_t e = cudaMemcpyAsync(st->d_stage, tokens + o, (size_t)m * 4, cudaMemcpyHostToDevice, st->stream);
+        if (e == cudaSuccess) {
+            ms_cu_accept_k<<<1, 1, 0, st->stream>>>(st->d_slots, slot, st->d_seen, res->bitset_words, st->d_hist,
+                                                    res->spec.max_repetition_window, st->d_stage, m);
+            e = cudaGetLastError();
+        }
+        if (e != cudaSuccess) return ms_cu_err(res, e, "accept");
+    }
+    return MS_OK;
+}
+
+extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
+    ms_cu_state *st = ms_cu_st(res);
+    ms_cu_dev guard(st->device);
+    ms_cu_slot s;
+    cudaError_t e = cudaMemcpyAsync(&s, st->d_slots + slot, sizeof s, cudaMemcpyDeviceToHost, st->stream);
+    if (e == cudaSuccess && st->d_seen)
+        e = cudaMemcpyAsync(res->seen + (size_t)slot * (size_t)res->bitset_words,
+                            st->d_seen + (size_t)slot * (size_t)res->bitset_words, (size_t)res->bitset_words * 8,
+                            cudaMemcpyDeviceToHost, st->stream);
+    const size_t hc = (size_t)res->spec.max_repetition_window;
+    if (e == cudaSuccess && st->d_hist)
+        e = cudaMemcpyAsync(res->hist + (size_t)slot * hc, st->d_hist + (size_t)slot * hc, hc * sizeof(int32_t),
+                            cudaMemcpyDeviceToHost, st->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st->stream);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "reading the request state back");
+    res->slots[slot].n = s.n;
+    res->slots[slot].hist_len = s.hist_len;
+    res->slots[slot].hist_head = s.hist_head;
+    return MS_OK;
+}
+
+/* Enqueues the whole pipeline (a memset and four kernels). */
+static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
+                        const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
+                        bool apply_filters, int32_t *tokens, int32_t *status, int32_t *pend, void *ws) {
+    ms_cu_state *st = ms_cu_st(res);
+    if (n == 0) return MS_OK;
+    ms_cu_args a;
+    memset(&a, 0, sizeof a);
+    a.slots = st->d_slots;
+    a.row_slot = d_row_slot;
+    a.row_k = d_row_k;
+    a.capacity = res->params.capacity;
+    a.logits = (const char *)logits;
+    a.dtype = (int)dtype;
+    a.elem = dtype == MS_DTYPE_F32 ? 4 : 2;
+    a.stride = stride;
+    a.V = V;
+    /* Enough blocks to fill the chip at small batches (8 per multiprocessor), never chunks under 1024. */
+    int64_t want = ((int64_t)st->sm_count * 8 + n - 1) / n;
+    int64_t most = (V + 1023) / 1024;
+    a.G = (int32_t)(want < most ? want : most);
+    if (a.G < 1) a.G = 1;
+    a.apply_penalty = apply_penalty;
+    a.apply_filters = apply_filters;
+    a.seen = st->d_seen;
+    a.seen_words = res->bitset_words;
+    a.hist = st->d_hist;
+    a.hist_cap = res->spec.max_repetition_window;
+    a.stop = st->d_stop;
+    a.tokens = tokens;
+    a.status = status;
+    a.pend = pend;
+    char *p = (char *)ws;
+    a.stats = (ms_cu_rowstat *)p;
+    p += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
+    a.hcnt = (uint32_t *)p;
+    p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
+    a.hmass = (unsigned long long *)p;
+    p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
+    a.cand = (unsigned long long *)p;
+    cudaError_t e = cudaMemsetAsync(a.stats, 0, (size_t)n * sizeof(ms_cu_rowstat), st->stream);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
+    const unsigned blocks = (unsigned)((int64_t)n * a.G);
+    ms_cu_k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+    ms_cu_k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+    ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+    ms_cu_k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
+    return MS_OK;
+}
+
+extern "C" int ms__cuda_sample(ms_resource *res, const ms_step *step, const ms_batch *batch, int32_t V, int64_t stride,
+                               int32_t *tokens, int32_t *row_status) {
+    ms_cu_state *st = ms_cu_st(res);
+    const int32_t n = batch->n_rows;
+    if (n == 0) return MS_OK;
+    ms_cu_dev guard(st->device);
+    cudaError_t e = cudaMemcpyAsync(st->d_row_slot, res->row_slot, (size_t)n * 4, cudaMemcpyHostToDevice, st->stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(st->d_row_k, res->row_k, (size_t)n * 4, cudaMemcpyHostToDevice, st->stream);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: row upload");
+    return ms_cu_launch(res, n, st->d_row_slot, st->d_row_k, batch->logits, batch->dtype, V, stride,
+                        step ? step->apply_penalty : true, step ? step->apply_filters : true, tokens, row_status,
+                        st->d_pend_tok, st->d_ws);
+}
+
+static int ms_cu_commit_launch(ms_resource *res, int32_t n, const int32_t *row_slot, const uint8_t *kept,
+                               const int32_t *tokens) {
+    ms_cu_state *st = ms_cu_st(res);
+    if (n == 0) return MS_OK;
+    ms_cu_commit_k<<<(n + 127) / 128, 128, 0, st->stream>>>(st->d_slots, res->params.capacity, st->d_seen,
+                                                           res->bitset_words, st->d_hist,
+                                                           res->spec.max_repetition_window, res->scratch_V, n,
+                                                           row_slot, kept, tokens);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return ms_cu_err(res, e, "commit");
+    return MS_OK;
+}
+
+extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
+    ms_cu_state *st = ms_cu_st(res);
+    ms_cu_dev guard(st->device);
+    const bool all = !step || !step->kept_rids;
+    if (!all)
+        for (int32_t i = 0; i < step->n_kept_rids; i++) {
+            int32_t slot = ms__slot_of(res, step->kept_rids[i]);
+            if (slot >= 0) res->mark[slot] = 1;
+        }
+    int queued = 0;
+    for (int32_t i = 0; i < res->n_pending; i++) {
+        const ms_pending_row *pr = &res->pending[i];
+        st->h_kept[i] = pr->slot >= 0 && (all || res->mark[pr->slot]);
+        queued += st->h_kept[i];
+    }
+    if (!all)
+        for (int32_t i = 0; i < step->n_kept_rids; i++) {
+            int32_t slot = ms__slot_of(res, step->kept_rids[i]);
+            if (slot >= 0) res->mark[slot] = 0;
+        }
+    int rc = MS_OK;
+    if (res->n_pending > 0) {
+        cudaError_t e = cudaMemcpyAsync(st->d_kept, st->h_kept, (size_t)res->n_pending, cudaMemcpyHostToDevice, st->stream);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "commit: flags");
+        rc = ms_cu_commit_launch(res, res->n_pending, st->d_row_slot, st->d_kept, st->d_pend_tok);
+    }
+    if (rc < 0) return rc;
+    res->has_pending = false;
+    res->n_pending = 0;
+    return queued;
+}
+
+/* ---- public CUDA API --------------------------------------------------------------------------- */
+
+extern "C" MS_API int ms_cuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        cudaGetLastError();
+        return MS_EBACKEND;
+    }
+    return n;
+}
+
+static int ms_cu_check_res(ms_resource *res) {
+    if (!res) return MS_EINVAL;
+    if (res->params.backend != MS_BACKEND_CUDA || !res->backend_state)
+        return ms__fail(res, MS_EBACKEND, "not a CUDA resource (params.backend)");
+    return MS_OK;
+}
+
+extern "C" MS_API int ms_cuda_set_stream(ms_resource *res, void *stream) {
+    int rc = ms_cu_check_res(res);
+    if (rc < 0) return rc;
+    ms_cu_st(res)->stream = (cudaStream_t)stream;
+    return MS_OK;
+}
+
+extern "C" MS_API int ms_cuda_slot_of(const ms_resource *res, int64_t rid) {
+    if (!res) return MS_EINVAL;
+    if (res->params.backend != MS_BACKEND_CUDA) return MS_EBACKEND;
+    int32_t s = ms__slot_of(res, rid);
+    return s < 0 ? MS_ENOENT : s;
+}
+
+extern "C" MS_API int ms_cuda_workspace_size(const ms_resource *res, int32_t n_rows, size_t *bytes) {
+    if (!res || !bytes || n_rows < 0) return MS_EINVAL;
+    if (res->params.backend != MS_BACKEND_CUDA) return MS_EBACKEND;
+    *bytes = ms_cu_ws_size(n_rows);
+    return MS_OK;
+}
+
+extern "C" MS_API int ms_cuda_sample_rows(ms_resource *res, const ms_cuda_rows *rows, void *workspace,
+                                          size_t workspace_bytes) {
+    int rc = ms_cu_check_res(res);
+    if (rc < 0) return rc;
+    if (!rows) return ms__fail(res, MS_EINVAL, "rows is NULL");
+    const int32_t n = rows->n_rows;
+    if (n < 0) return ms__fail(res, MS_ESHAPE, "n_rows=%d is negative", (int)n);
+    if (n > 0 && (!rows->row_slot || !rows->row_k || !rows->logits || !rows->tokens))
+        return ms__fail(res, MS_EINVAL, "row_slot, row_k, logits and tokens must not be NULL");
+    if (rows->dtype != MS_DTYPE_F32 && rows->dtype != MS_DTYPE_F16 && rows->dtype != MS_DTYPE_BF16)
+        return ms__fail(res, MS_EDTYPE, "dtype=%d: expected MS_DTYPE_F32, MS_DTYPE_F16 or MS_DTYPE_BF16", (int)rows->dtype);
+    if (rows->width < 1 || (res->V > 0 && rows->width < res->V) || (res->V == 0 && rows->width > res->scratch_V))
+        return ms__fail(res, MS_ESHAPE, "width=%d: must be >= vocab_size=%d (or <= max_vocab=%d when unset)",
+                        (int)rows->width, (int)res->V, (int)res->scratch_V);
+    const int64_t stride = rows->row_stride ? rows->row_stride : rows->width;
+    if (stride < rows->width) return ms__fail(res, MS_ESHAPE, "row_stride=%lld < width", (long long)stride);
+    ms_cu_state *st = ms_cu_st(res);
+    if (!workspace) {
+        if (n > res->params.max_rows)
+            return ms__fail(res, MS_ESHAPE, "n_rows=%d exceeds max_rows=%d (the built-in workspace)", (int)n,
+                            (int)res->params.max_rows);
+        workspace = st->d_ws;
+    } else if (workspace_bytes < ms_cu_ws_size(n)) {
+        return ms__fail(res, MS_ENOSPC, "workspace of %zu bytes; %zu needed", workspace_bytes, ms_cu_ws_size(n));
+    }
+    ms_cu_dev guard(st->device);
+    const int32_t V = res->V > 0 ? res->V : rows->width;
+    return ms_cu_launch(res, n, rows->row_slot, rows->row_k, rows->logits, rows->dtype, V, stride,
+                        rows->apply_penalty, rows->apply_filters, rows->tokens, rows->row_status, NULL, workspace);
+}
+
+extern "C" MS_API int ms_cuda_commit_rows(ms_resource *res, int32_t n_rows, const int32_t *row_slot,
+                                          const uint8_t *row_kept, const int32_t *tokens) {
+    int rc = ms_cu_check_res(res);
+    if (rc < 0) return rc;
+    if (n_rows < 0) return ms__fail(res, MS_ESHAPE, "n_rows=%d is negative", (int)n_rows);
+    if (n_rows > 0 && (!row_slot || !tokens)) return ms__fail(res, MS_EINVAL, "row_slot and tokens must not be NULL");
+    ms_cu_dev guard(ms_cu_st(res)->device);
+    return ms_cu_commit_launch(res, n_rows, row_slot, row_kept, tokens);
+}

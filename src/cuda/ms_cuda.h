@@ -1,0 +1,42 @@
+/* ms_cuda.h: the hooks between the resource (ms_resource.c) and the CUDA backend (ms_cuda.cu).
+ *
+ * On a CUDA resource the device holds the truth of every request's state (config, committed count
+ * n, history ring, seen set): commits run on the device so that ms_cuda_commit_rows can be captured
+ * in a graph. The host copies in ms_resource.c are kept for validation only; ms__cuda_pull_slot
+ * refreshes one slot's host copy from the device when the host needs it (ms_explain). */
+#ifndef MS_CUDA_H
+#define MS_CUDA_H
+
+#include "ms_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Takes the device, allocates every device buffer (state, staging, the build-time workspace for
+ * max_rows rows) and uploads the stop mask. 0, MS_EBACKEND (no device), MS_ENOMEM or MS_ECUDA. */
+int ms__cuda_init(ms_resource *res);
+void ms__cuda_destroy(ms_resource *res);
+/* Uploads the slot's config with empty state; called before the host commits the slot. */
+int ms__cuda_ingest(ms_resource *res, int32_t slot, const ms_req_config *cfg);
+/* Clears the slot's device state (seen set, count, ring). */
+void ms__cuda_remove(ms_resource *res, int32_t slot);
+/* Adds step->prefill tokens of penalize_prompt requests to the device seen sets (checked already). */
+int ms__cuda_plan(ms_resource *res, const ms_step *step);
+/* Appends explicit tokens to the slot's device state (checked already). */
+int ms__cuda_accept(ms_resource *res, int32_t slot, const int32_t *tokens, int32_t n);
+/* ms_sample on a CUDA resource: logits, tokens and row_status are device pointers; the rows'
+ * slots and indices are in res->row_slot / res->row_k. Enqueued on the resource's stream. */
+int ms__cuda_sample(ms_resource *res, const ms_step *step, const ms_batch *batch, int32_t V, int64_t stride,
+                    int32_t *tokens, int32_t *row_status);
+/* ms_commit on a CUDA resource: appends the kept rows' device tokens on the device. Returns the
+ * number of rows queued for commit (kept and still resident; an empty row among them commits
+ * nothing), without waiting for the device. Clears the pending sample. */
+int ms__cuda_commit(ms_resource *res, const ms_step *step);
+/* Copies the slot's device state (n, ring, seen set) into the host copy; waits for the stream. */
+int ms__cuda_pull_slot(ms_resource *res, int32_t slot);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MS_CUDA_H */

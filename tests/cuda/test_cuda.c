@@ -1,0 +1,555 @@
+/* test_cuda.c: the CUDA backend against the CPU reference (issue 4). Every test needs a CUDA device;
+ * without one (CI) it prints the reason and exits with 77, which CTest reports as skipped. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ms_test.h"
+#include "msampler.h"
+
+#define MS_SKIP_CODE 77
+
+/* MS_CUDA_TEST_QUICK=1: a few small cases (for compute-sanitizer, which runs kernels far slower). */
+static bool quick(void) {
+    const char *q = getenv("MS_CUDA_TEST_QUICK");
+    return q && *q == '1';
+}
+
+static void need_device(const char *test) {
+    int n = ms_cuda_device_count();
+    if (n < 1) {
+        printf("SKIP %s: %s\n", test,
+               n == MS_EBACKEND ? "no CUDA device visible (or no CUDA backend in this build); GPU tests run on the lent GPU"
+                                : "no CUDA device");
+        fflush(stdout);
+        exit(MS_SKIP_CODE);
+    }
+}
+
+#define CU(call)                                                                                  \
+    do {                                                                                          \
+        cudaError_t e_ = (call);                                                                  \
+        if (e_ != cudaSuccess) {                                                                  \
+            MS_FAIL_AT("%s: %s", #call, cudaGetErrorString(e_));                                  \
+            return;                                                                               \
+        }                                                                                         \
+    } while (0)
+
+/* ---- inputs ----------------------------------------------------------------------------------- */
+
+static uint16_t f32_to_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+    if (exp == 0xffu) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
+    int e = (int)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        if (e < -10) return (uint16_t)sign;
+        man |= 0x800000u;
+        int shift = 14 - e;
+        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+
+static uint16_t f32_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+    return (uint16_t)(x >> 16);
+}
+
+/* One row of logits of a random shape: flat, peaked, many ties, or with NaN / -inf / +inf. */
+static void gen_row(ms_trng *g, float *x, int32_t width, int32_t V) {
+    int shape = (int)ms_trng_below(g, 100);
+    double scale = 0.5 + 3.0 * ms_trng_unit(g);
+    for (int32_t t = 0; t < width; t++) {
+        double v;
+        if (shape < 35) v = ms_trng_normal(g) * scale;                              /* flat */
+        else if (shape < 70) v = 3.0 * ms_trng_normal(g) + (ms_trng_below(g, 1000) < 3 ? 8.0 : 0.0); /* peaked */
+        else if (shape < 85) v = (double)(int)ms_trng_below(g, 7) - 3.0;            /* ties */
+        else v = ms_trng_normal(g) * 2.0;
+        x[t] = (float)v;
+    }
+    if (shape >= 85) { /* special values */
+        int kind = (int)ms_trng_below(g, 6);
+        int32_t n = 1 + (int32_t)ms_trng_below(g, V < 8 ? 1 : 8);
+        for (int32_t i = 0; i < n; i++) {
+            int32_t t = (int32_t)ms_trng_below(g, (uint32_t)V);
+            x[t] = kind == 0 ? NAN : kind == 1 ? -INFINITY : kind == 2 ? INFINITY : x[t];
+        }
+        if (kind == 3) /* most of the row masked */
+            for (int32_t t = 0; t < V; t++)
+                if (ms_trng_below(g, 10) < 9) x[t] = -INFINITY;
+        if (kind == 4) /* an empty row */
+            for (int32_t t = 0; t < V; t++) x[t] = ms_trng_below(g, 2) ? -INFINITY : NAN;
+    }
+}
+
+static ms_req_config gen_cfg(ms_trng *g, int32_t V, int32_t max_window, bool stops) {
+    ms_req_config c = ms_req_config_default();
+    uint32_t u = ms_trng_below(g, 100);
+    c.temperature = u < 6 ? 0.0f : u < 9 ? 5e-6f : u < 30 ? 0.7f : u < 40 ? 1.0f : (float)(0.05 + 2.0 * ms_trng_unit(g));
+    u = ms_trng_below(g, 100);
+    c.top_k = u < 40 ? 0 : u < 45 ? 1 : u < 50 ? V : u < 55 ? (V > 1 ? V - 1 : 1) : 1 + (int32_t)ms_trng_below(g, 100);
+    u = ms_trng_below(g, 100);
+    c.top_p = u < 40 ? 1.0f : u < 45 ? 1e-6f : (float)(0.05 + 0.94 * ms_trng_unit(g));
+    u = ms_trng_below(g, 100);
+    c.min_p = u < 50 ? 0.0f : u < 53 ? 1.0f : (float)(0.005 + 0.3 * ms_trng_unit(g));
+    u = ms_trng_below(g, 100);
+    c.repetition_penalty = u < 40 ? 1.0f : (float)(0.5 + 1.5 * ms_trng_unit(g));
+    c.repetition_window = (max_window > 0 && ms_trng_below(g, 3) == 0) ? 1 + (int32_t)ms_trng_below(g, (uint32_t)max_window) : 0;
+    c.min_tokens = (stops && ms_trng_below(g, 3) == 0) ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
+    c.top_p_first = ms_trng_below(g, 5) == 0;
+    c.top_p_min_keep = ms_trng_below(g, 3) == 0 ? 1 + (int32_t)ms_trng_below(g, 60) : 1;
+    c.penalize_prompt = ms_trng_below(g, 4) != 0;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
+/* ---- one case: the same requests, steps and logits on CPU_REF and CUDA ------------------------- */
+
+typedef struct idcase {
+    int32_t V, B, steps;
+    ms_dtype dtype;
+    uint64_t seed;
+    bool spec_vocab; /* spec.vocab_size = V (else None: the row width) */
+    /* results */
+    long rows, mismatches, errors, explained;
+    char msg[512];
+} idcase;
+
+static size_t dsize(ms_dtype d) { return d == MS_DTYPE_F32 ? 4 : 2; }
+
+#define CASE_FAIL(...)                                                     \
+    do {                                                                   \
+        if (!c->msg[0]) snprintf(c->msg, sizeof c->msg, __VA_ARGS__);      \
+        c->errors++;                                                       \
+        goto done;                                                         \
+    } while (0)
+
+static void run_case(idcase *c) {
+    ms_trng g = {c->seed};
+    const int32_t V = c->V, B = c->B;
+    const int32_t width = c->spec_vocab && V > 1 ? V + 3 : V; /* padded head columns are never drawn */
+    const int64_t stride = width + (ms_trng_below(&g, 2) ? 5 : 0);
+    const int32_t n_req = B > 1 ? (B * 4 + 4) / 5 : 1;
+    int32_t stop_ids[3] = {0, V > 2 ? V / 2 : 0, V - 1};
+    ms_spec spec = ms_spec_default();
+    spec.resource_key = "test";
+    if (c->spec_vocab) {
+        spec.vocab_size = V;
+        spec.enable_min_p = true;
+        spec.max_repetition_window = 16;
+        spec.min_tokens_stop_ids = stop_ids;
+        spec.n_min_tokens_stop_ids = 3;
+        spec.enable_top_p_first = true;
+    } else {
+        spec.enable_repetition_penalty = false;
+        spec.enable_min_p = true;
+        spec.enable_top_p_first = true;
+    }
+    ms_resource_params p = ms_resource_params_default();
+    p.capacity = n_req + 2;
+    p.max_rows = B;
+    p.max_vocab = width;
+    p.n_threads = 1;
+    ms_resource *ref = NULL, *gpu = NULL;
+    float *xf = NULL;
+    void *host = NULL, *dev = NULL;
+    int32_t *tok_c = NULL, *st_c = NULL, *tok_g = NULL, *st_g = NULL, *d_tok = NULL, *d_st = NULL;
+    int64_t *rids = NULL, *req = NULL, *kept = NULL;
+    int32_t *ids_c = NULL, *ids_g = NULL;
+    double *pr_c = NULL, *pr_g = NULL;
+    p.backend = MS_BACKEND_CPU_REF;
+    if (ms_resource_create(&ref, &spec, &p) != MS_OK) CASE_FAIL("create ref: %s", ms_last_create_error());
+    p.backend = MS_BACKEND_CUDA;
+    if (ms_resource_create(&gpu, &spec, &p) != MS_OK) CASE_FAIL("create cuda: %s", ms_last_create_error());
+    xf = malloc((size_t)width * sizeof(float));
+    host = malloc((size_t)B * (size_t)stride * dsize(c->dtype));
+    tok_c = malloc((size_t)B * 4); st_c = malloc((size_t)B * 4); tok_g = malloc((size_t)B * 4); st_g = malloc((size_t)B * 4);
+    rids = malloc((size_t)B * 8); req = malloc((size_t)n_req * 8); kept = malloc((size_t)n_req * 8);
+    ids_c = malloc((size_t)V * 4); ids_g = malloc((size_t)V * 4); pr_c = malloc((size_t)V * 8); pr_g = malloc((size_t)V * 8);
+    if (!xf || !host || !tok_c || !st_c || !tok_g || !st_g || !rids || !req || !kept || !ids_c || !ids_g || !pr_c || !pr_g)
+        CASE_FAIL("host malloc");
+    if (cudaMalloc(&dev, (size_t)B * (size_t)stride * dsize(c->dtype)) != cudaSuccess ||
+        cudaMalloc((void **)&d_tok, (size_t)B * 4) != cudaSuccess || cudaMalloc((void **)&d_st, (size_t)B * 4) != cudaSuccess)
+        CASE_FAIL("cudaMalloc");
+    int64_t next_rid = 1000;
+    for (int32_t i = 0; i < n_req; i++) {
+        ms_req_config cfg = gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+        if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
+        req[i] = next_rid++;
+        int a = ms_ingest(ref, req[i], &cfg), b = ms_ingest(gpu, req[i], &cfg);
+        if (a != MS_OK || b != MS_OK) CASE_FAIL("ingest %d/%d: %s | %s", a, b, ms_resource_last_error(ref), ms_resource_last_error(gpu));
+    }
+    for (int32_t s = 0; s < c->steps; s++) {
+        ms_step step = ms_step_default();
+        step.apply_penalty = ms_trng_below(&g, 8) != 0;
+        step.apply_filters = ms_trng_below(&g, 10) != 0;
+        /* prefill for a few requests */
+        if (c->spec_vocab) {
+            int32_t pt[40];
+            ms_prefill pf[2];
+            for (int k = 0; k < 2; k++) {
+                int32_t n = 1 + (int32_t)ms_trng_below(&g, 40);
+                pf[k].rid = req[ms_trng_below(&g, (uint32_t)n_req)];
+                pf[k].tokens = pt;
+                pf[k].n_tokens = n;
+            }
+            for (int k = 0; k < 40; k++) pt[k] = (int32_t)ms_trng_below(&g, (uint32_t)V);
+            step.prefill = pf;
+            step.n_prefill = pf[0].rid == pf[1].rid ? 1 : 2;
+            int a = ms_plan(ref, &step), b = ms_plan(gpu, &step);
+            if (a != MS_OK || b != MS_OK) CASE_FAIL("plan %d/%d", a, b);
+            step.prefill = NULL;
+            step.n_prefill = 0;
+        }
+        for (int32_t r = 0; r < B; r++) {
+            rids[r] = r < n_req ? req[r] : req[ms_trng_below(&g, (uint32_t)n_req)];
+            gen_row(&g, xf, width, V);
+            char *dst = (char *)host + (size_t)r * (size_t)stride * dsize(c->dtype);
+            for (int32_t t = 0; t < width; t++) {
+                if (c->dtype == MS_DTYPE_F32) ((float *)dst)[t] = xf[t];
+                else if (c->dtype == MS_DTYPE_BF16) ((uint16_t *)dst)[t] = f32_to_bf16(xf[t]);
+                else ((uint16_t *)dst)[t] = f32_to_f16(xf[t]);
+            }
+        }
+        if (cudaMemcpy(dev, host, (size_t)B * (size_t)stride * dsize(c->dtype), cudaMemcpyHostToDevice) != cudaSuccess)
+            CASE_FAIL("upload");
+        ms_batch bh = {B, rids, host, c->dtype, width, stride};
+        ms_batch bd = {B, rids, dev, c->dtype, width, stride};
+        int a = ms_sample(ref, &step, &bh, tok_c, st_c);
+        int b = ms_sample(gpu, &step, &bd, d_tok, d_st);
+        if (a != MS_OK || b != MS_OK) CASE_FAIL("sample %d/%d: %s | %s", a, b, ms_resource_last_error(ref), ms_resource_last_error(gpu));
+        if (cudaMemcpy(tok_g, d_tok, (size_t)B * 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemcpy(st_g, d_st, (size_t)B * 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+            CASE_FAIL("download: %s", cudaGetErrorString(cudaGetLastError()));
+        for (int32_t r = 0; r < B; r++) {
+            c->rows++;
+            if (tok_c[r] != tok_g[r] || st_c[r] != st_g[r]) {
+                if (!c->msg[0])
+                    snprintf(c->msg, sizeof c->msg, "V=%d B=%d dtype=%d step=%d row=%d rid=%lld: cpu %d/%d gpu %d/%d",
+                             V, B, (int)c->dtype, s, r, (long long)rids[r], tok_c[r], st_c[r], tok_g[r], st_g[r]);
+                c->mismatches++;
+            }
+        }
+        /* explain one row on both (the CUDA side reads the device state back) */
+        if (c->spec_vocab && c->dtype == MS_DTYPE_F32) {
+            int32_t r = (int32_t)ms_trng_below(&g, (uint32_t)B);
+            ms_explanation ec, eg;
+            const void *row = (const char *)host + (size_t)r * (size_t)stride * 4;
+            a = ms_explain(ref, &step, rids[r], row, c->dtype, width, V, ids_c, pr_c, NULL, &ec);
+            b = ms_explain(gpu, &step, rids[r], row, c->dtype, width, V, ids_g, pr_g, NULL, &eg);
+            if (a != MS_OK || b != MS_OK) CASE_FAIL("explain %d/%d: %s", a, b, ms_resource_last_error(gpu));
+            c->explained++;
+            if (ec.n_kept != eg.n_kept || ec.total_mass != eg.total_mass || ec.status != eg.status ||
+                memcmp(ids_c, ids_g, (size_t)ec.n_kept * 4) != 0)
+                CASE_FAIL("explain differs: V=%d step=%d row=%d n_kept %d/%d", V, s, r, ec.n_kept, eg.n_kept);
+        }
+        /* commit: all, some, or explicit tokens */
+        uint32_t how = ms_trng_below(&g, 4);
+        if (how == 3) {
+            int64_t rid = req[ms_trng_below(&g, (uint32_t)n_req)];
+            int32_t acc[3] = {(int32_t)ms_trng_below(&g, (uint32_t)V), (int32_t)ms_trng_below(&g, (uint32_t)V), 0};
+            a = ms_accept(ref, rid, acc, 3);
+            b = ms_accept(gpu, rid, acc, 3);
+            if (a != MS_OK || b != MS_OK) CASE_FAIL("accept %d/%d", a, b);
+        }
+        ms_step cs = ms_step_default();
+        int32_t nk = 0;
+        if (how == 1 || how == 2) {
+            for (int32_t i = 0; i < n_req; i++)
+                if (ms_trng_below(&g, 2)) kept[nk++] = req[i];
+            cs.kept_rids = kept;
+            cs.n_kept_rids = nk;
+        }
+        a = ms_commit(ref, &cs);
+        b = ms_commit(gpu, &cs);
+        if (a < 0 || b < 0) CASE_FAIL("commit %d/%d", a, b);
+        /* now and then a request leaves and a new one takes its slot */
+        if (ms_trng_below(&g, 3) == 0) {
+            int32_t i = (int32_t)ms_trng_below(&g, (uint32_t)n_req);
+            ms_remove(ref, req[i]);
+            ms_remove(gpu, req[i]);
+            ms_req_config cfg = gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+            if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
+            req[i] = next_rid++;
+            a = ms_ingest(ref, req[i], &cfg);
+            b = ms_ingest(gpu, req[i], &cfg);
+            if (a != MS_OK || b != MS_OK) CASE_FAIL("re-ingest %d/%d", a, b);
+        }
+    }
+done:
+    ms_resource_free(ref);
+    ms_resource_free(gpu);
+    cudaFree(dev);
+    cudaFree(d_tok);
+    cudaFree(d_st);
+    free(xf); free(host); free(tok_c); free(st_c); free(tok_g); free(st_g); free(rids); free(req); free(kept);
+    free(ids_c); free(ids_g); free(pr_c); free(pr_g);
+}
+
+typedef struct pool {
+    idcase *cases;
+    int n, next;
+    pthread_mutex_t mu;
+} pool;
+
+static void *worker(void *arg) {
+    pool *p = (pool *)arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        int i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n) return NULL;
+        run_case(&p->cases[i]);
+    }
+}
+
+/* The reference is single-threaded and sorts; run the cases on all cores. */
+static void run_cases(idcase *cases, int n) {
+    pool p = {cases, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    int nt = 16;
+    pthread_t th[16];
+    for (int i = 0; i < nt; i++) pthread_create(&th[i], NULL, worker, &p);
+    for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
+    long rows = 0, mism = 0, expl = 0;
+    for (int i = 0; i < n; i++) {
+        rows += cases[i].rows;
+        mism += cases[i].mismatches;
+        expl += cases[i].explained;
+        CHECK_MSG(cases[i].errors == 0 && cases[i].mismatches == 0, "case V=%d B=%d dtype=%d: %ld mismatches: %s",
+                  cases[i].V, cases[i].B, (int)cases[i].dtype, cases[i].mismatches, cases[i].msg);
+    }
+    printf("  %ld rows compared, %ld differ; %ld explanations compared\n", rows, mism, expl);
+    CHECK(rows > 0);
+}
+
+/* Every dtype x V in {1, 111, 32000, 151936, 262144} x B in {1, 99, 256}, two steps each. */
+TEST(cuda_identity_matrix) {
+    need_device("cuda_identity_matrix");
+    static const int32_t Vs_full[] = {1, 111, 32000, 151936, 262144}, Vs_quick[] = {1, 111, 32000};
+    static const int32_t Bs_full[] = {1, 99, 256}, Bs_quick[] = {1, 19};
+    const int32_t *Vs = quick() ? Vs_quick : Vs_full, *Bs = quick() ? Bs_quick : Bs_full;
+    static const ms_dtype Ds[] = {MS_DTYPE_F32, MS_DTYPE_BF16, MS_DTYPE_F16};
+    idcase cases[45];
+    int n = 0;
+    const int nv = quick() ? 3 : 5, nb = quick() ? 2 : 3;
+    for (int d = 0; d < 3; d++)
+        for (int v = 0; v < nv; v++)
+            for (int b = 0; b < nb; b++) {
+                memset(&cases[n], 0, sizeof cases[n]);
+                cases[n].V = Vs[v];
+                cases[n].B = Bs[b];
+                cases[n].dtype = Ds[d];
+                cases[n].steps = quick() ? 1 : 2;
+                cases[n].spec_vocab = true;
+                cases[n].seed = 0x5eed0000u + (uint64_t)n;
+                n++;
+            }
+    run_cases(cases, n);
+}
+
+/* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
+ * plus resources whose V is the row width. */
+TEST(cuda_identity_many_steps) {
+    need_device("cuda_identity_many_steps");
+    idcase cases[16];
+    int n = 0;
+    for (int i = 0; i < 16; i++) {
+        memset(&cases[n], 0, sizeof cases[n]);
+        cases[n].V = i % 4 == 0 ? 5 : i % 4 == 1 ? 111 : i % 4 == 2 ? 2000 : 32000;
+        cases[n].B = i % 2 ? 37 : 99;
+        cases[n].dtype = (ms_dtype)(i % 3);
+        cases[n].steps = quick() ? 3 : 25;
+        cases[n].spec_vocab = i < 12;
+        cases[n].seed = 0xabc000u + (uint64_t)i;
+        n++;
+    }
+    run_cases(cases, n);
+}
+
+/* An engine captures sample + commit once and replays it while the rows change hands; the tokens
+ * equal an eager CUDA resource's and the CPU reference's, step after step. */
+TEST(cuda_graph_replay_equals_eager) {
+    need_device("cuda_graph_replay_equals_eager");
+    const int32_t V = 32000, B = 24, NREQ = 40, STEPS = quick() ? 3 : 12;
+    ms_spec spec = ms_spec_default();
+    spec.vocab_size = V;
+    spec.enable_min_p = true;
+    spec.max_repetition_window = 8;
+    spec.enable_top_p_first = true;
+    ms_resource_params p = ms_resource_params_default();
+    p.capacity = NREQ;
+    p.max_rows = B;
+    p.n_threads = 1;
+    ms_resource *gr = NULL, *eg = NULL, *ref = NULL;
+    p.backend = MS_BACKEND_CUDA;
+    REQUIRE(ms_resource_create(&gr, &spec, &p) == MS_OK);
+    REQUIRE(ms_resource_create(&eg, &spec, &p) == MS_OK);
+    p.backend = MS_BACKEND_CPU_REF;
+    REQUIRE(ms_resource_create(&ref, &spec, &p) == MS_OK);
+    ms_trng g = {77};
+    for (int64_t i = 0; i < NREQ; i++) {
+        ms_req_config cfg = gen_cfg(&g, V, 8, false);
+        CHECK_EQ_I64(ms_ingest(gr, i, &cfg), MS_OK);
+        CHECK_EQ_I64(ms_ingest(eg, i, &cfg), MS_OK);
+        CHECK_EQ_I64(ms_ingest(ref, i, &cfg), MS_OK);
+    }
+    cudaStream_t stream;
+    CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK_EQ_I64(ms_cuda_set_stream(gr, stream), MS_OK);
+    float *d_x = NULL, *h_x = malloc((size_t)B * V * 4);
+    int32_t *d_slot, *d_k, *d_tok, *d_st, *d_tok_e;
+    uint8_t *d_kept;
+    void *ws;
+    size_t wsb = 0;
+    CHECK_EQ_I64(ms_cuda_workspace_size(gr, B, &wsb), MS_OK);
+    CU(cudaMalloc((void **)&d_x, (size_t)B * V * 4));
+    CU(cudaMalloc((void **)&d_slot, B * 4));
+    CU(cudaMalloc((void **)&d_k, B * 4));
+    CU(cudaMalloc((void **)&d_tok, B * 4));
+    CU(cudaMalloc((void **)&d_tok_e, B * 4));
+    CU(cudaMalloc((void **)&d_st, B * 4));
+    CU(cudaMalloc((void **)&d_kept, B));
+    CU(cudaMalloc(&ws, wsb));
+    /* capture once, with whatever the device arrays hold */
+    CU(cudaMemset(d_slot, 0xff, B * 4));
+    CU(cudaMemset(d_k, 0, B * 4));
+    ms_cuda_rows rows = {B, d_slot, d_k, d_x, MS_DTYPE_F32, V, 0, true, true, d_tok, d_st};
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CU(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    int rc1 = ms_cuda_sample_rows(gr, &rows, ws, wsb);
+    int rc2 = ms_cuda_commit_rows(gr, B, d_slot, d_kept, d_tok);
+    CU(cudaStreamEndCapture(stream, &graph));
+    REQUIRE(rc1 == MS_OK && rc2 == MS_OK);
+    CU(cudaGraphInstantiate(&exec, graph, 0));
+    int32_t slot[64], rk[64], tg[64], te[64], tc[64], cnt[64];
+    int64_t rids[64];
+    uint8_t kept[64];
+    long compared = 0;
+    for (int s = 0; s < STEPS; s++) {
+        /* which requests fill the rows this step: some rows unused (-1), some requests twice */
+        int32_t n_used = 0;
+        memset(cnt, 0, sizeof cnt);
+        for (int32_t r = 0; r < B; r++) {
+            if (ms_trng_below(&g, 6) == 0) {
+                slot[r] = -1;
+                rk[r] = 0;
+                continue;
+            }
+            int64_t rid = (int64_t)ms_trng_below(&g, NREQ);
+            rids[n_used] = rid;
+            slot[r] = ms_cuda_slot_of(gr, rid);
+            REQUIRE(slot[r] >= 0);
+            rk[r] = cnt[rid]++;
+            n_used++;
+        }
+        for (size_t i = 0; i < (size_t)B * V; i++) h_x[i] = (float)(ms_trng_normal(&g) * 2.0);
+        /* kept is decided per request (kept_rids cannot tell two rows of one request apart) */
+        uint8_t kreq[64];
+        for (int32_t q = 0; q < NREQ; q++) kreq[q] = ms_trng_below(&g, 4) != 0;
+        for (int32_t r = 0, u2 = 0; r < B; r++) kept[r] = slot[r] >= 0 ? kreq[rids[u2++]] : 0;
+        CU(cudaMemcpy(d_x, h_x, (size_t)B * V * 4, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(d_slot, slot, B * 4, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(d_k, rk, B * 4, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(d_kept, kept, B, cudaMemcpyHostToDevice));
+        CU(cudaGraphLaunch(exec, stream));
+        CU(cudaStreamSynchronize(stream));
+        CU(cudaMemcpy(tg, d_tok, B * 4, cudaMemcpyDeviceToHost));
+        /* eager twin and reference: the used rows only, in row order */
+        float *xs = malloc((size_t)(n_used ? n_used : 1) * V * 4);
+        int32_t u = 0, map[64];
+        for (int32_t r = 0; r < B; r++)
+            if (slot[r] >= 0) {
+                memcpy(xs + (size_t)u * V, h_x + (size_t)r * V, (size_t)V * 4);
+                map[u++] = r;
+            }
+        CU(cudaMemcpy(d_x, xs, (size_t)(n_used ? n_used : 1) * V * 4, cudaMemcpyHostToDevice));
+        ms_batch bd = {n_used, rids, d_x, MS_DTYPE_F32, V, 0};
+        ms_batch bh = {n_used, rids, xs, MS_DTYPE_F32, V, 0};
+        CHECK_EQ_I64(ms_sample(eg, NULL, &bd, d_tok_e, NULL), MS_OK);
+        CHECK_EQ_I64(ms_sample(ref, NULL, &bh, tc, NULL), MS_OK);
+        CU(cudaMemcpy(te, d_tok_e, (size_t)(n_used ? n_used : 1) * 4, cudaMemcpyDeviceToHost));
+        for (int32_t i = 0; i < n_used; i++) {
+            CHECK_MSG(tg[map[i]] == te[i] && te[i] == tc[i], "step %d row %d: graph %d eager %d cpu %d", s, map[i],
+                      tg[map[i]], te[i], tc[i]);
+            compared++;
+        }
+        for (int32_t r = 0; r < B; r++)
+            if (slot[r] < 0) CHECK_EQ_I64(tg[r], -1);
+        int64_t kr[64];
+        int32_t nk = 0;
+        for (int32_t q = 0; q < NREQ; q++)
+            if (kreq[q]) kr[nk++] = q;
+        ms_step cs = ms_step_default();
+        cs.kept_rids = kr;
+        cs.n_kept_rids = nk;
+        CHECK(ms_commit(eg, &cs) >= 0);
+        CHECK(ms_commit(ref, &cs) >= 0);
+        free(xs);
+    }
+    printf("  %ld graph rows compared\n", compared);
+    CHECK(compared > 0);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    /* the resource uses its stream until it is freed: free it first */
+    ms_resource_free(gr);
+    ms_resource_free(eg);
+    ms_resource_free(ref);
+    cudaFree(d_x); cudaFree(d_slot); cudaFree(d_k); cudaFree(d_tok); cudaFree(d_tok_e); cudaFree(d_st); cudaFree(d_kept); cudaFree(ws);
+    cudaStreamDestroy(stream);
+    free(h_x);
+}
+
+/* Inputs the CUDA entry points must refuse, changing nothing. */
+TEST(cuda_bad_inputs) {
+    need_device("cuda_bad_inputs");
+    ms_spec spec = ms_spec_default();
+    spec.vocab_size = 100;
+    ms_resource_params p = ms_resource_params_default();
+    p.capacity = 4;
+    p.backend = MS_BACKEND_CUDA;
+    ms_resource *res = NULL;
+    REQUIRE(ms_resource_create(&res, &spec, &p) == MS_OK);
+    ms_cuda_rows rows = {1, NULL, NULL, NULL, MS_DTYPE_F32, 100, 0, true, true, NULL, NULL};
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, NULL, 0), MS_EINVAL);
+    int32_t *d;
+    CU(cudaMalloc((void **)&d, 4096));
+    rows.row_slot = d; rows.row_k = d; rows.logits = d; rows.tokens = d;
+    rows.dtype = (ms_dtype)7;
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, NULL, 0), MS_EDTYPE);
+    rows.dtype = MS_DTYPE_F32;
+    rows.width = 99;
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, NULL, 0), MS_ESHAPE);
+    rows.width = 100;
+    size_t need = 0;
+    CHECK_EQ_I64(ms_cuda_workspace_size(res, 1, &need), MS_OK);
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, d, need - 1), MS_ENOSPC);
+    CHECK_EQ_I64(ms_cuda_slot_of(res, 5), MS_ENOENT);
+    CHECK_EQ_I64(ms_cuda_commit_rows(res, -1, d, NULL, d), MS_ESHAPE);
+    /* a CPU resource is not a CUDA one */
+    ms_resource *cpu = NULL;
+    p.backend = MS_BACKEND_CPU_REF;
+    REQUIRE(ms_resource_create(&cpu, &spec, &p) == MS_OK);
+    CHECK_EQ_I64(ms_cuda_set_stream(cpu, NULL), MS_EBACKEND);
+    CHECK_EQ_I64(ms_cuda_slot_of(cpu, 1), MS_EBACKEND);
+    /* an empty batch is fine */
+    int64_t rid = 1;
+    ms_batch b = {0, &rid, d, MS_DTYPE_F32, 100, 0};
+    CHECK_EQ_I64(ms_sample(res, NULL, &b, d, NULL), MS_OK);
+    CHECK(ms_commit(res, NULL) >= 0);
+    CHECK_EQ_I64(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(d);
+    ms_resource_free(cpu);
+    ms_resource_free(res);
+}

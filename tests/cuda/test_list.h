@@ -1,0 +1,5 @@
+/* test_list.h: the CUDA runner's registry (tests/cuda/test_cuda.c). */
+MS_TEST_ENTRY(cuda_bad_inputs)
+MS_TEST_ENTRY(cuda_graph_replay_equals_eager)
+MS_TEST_ENTRY(cuda_identity_many_steps)
+MS_TEST_ENTRY(cuda_identity_matrix)
