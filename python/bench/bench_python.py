@@ -23,20 +23,26 @@ from ms_helpers import CResource, c_config, c_spec, load_lib  # noqa: E402
 from msampler import SamplerResource, SamplerSpec, SamplingReqConfig  # noqa: E402
 
 
-def median_us(fn, reps):
-    fn()
-    times = []
+def paired_medians_us(base, ours, reps):
+    """Median times of two calls measured alternately, so that both see the same machine load."""
+    base()
+    ours()
+    tb, to = [], []
     for _ in range(reps):
         t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e6
+        base()
+        t1 = time.perf_counter()
+        ours()
+        t2 = time.perf_counter()
+        tb.append(t1 - t0)
+        to.append(t2 - t1)
+    return statistics.median(tb) * 1e6, statistics.median(to) * 1e6
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--reps", type=int, default=200)
     args = ap.parse_args()
     lib = load_lib()
     if lib is None:
@@ -57,8 +63,7 @@ def main():
             c.ingest(r, c_config(lib, **fields))
             py.ingest_request(r, SamplingReqConfig(**fields))
         assert c.sample(rids, x).tolist() == py.sample(rids, x).tolist()
-        base = median_us(_direct_call(lib, c, rids, x), args.reps)
-        ours = median_us(lambda: py.sample(rids, x), args.reps)
+        base, ours = paired_medians_us(_direct_call(lib, c, rids, x), lambda: py.sample(rids, x), args.reps)
         print(f"{'ctypes ms_sample':<22} {batch:>5} {vocab:>7} {base:>10.1f} {1.0:>7.2f}")
         print(f"{'SamplerResource.sample':<22} {batch:>5} {vocab:>7} {ours:>10.1f} {ours / base:>7.2f}")
 
