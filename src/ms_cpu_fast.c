@@ -231,7 +231,8 @@ static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) { return m
 static float ms__guess_topk_tau_n(const float *y, int32_t n_in, int32_t V, int32_t k) {
     if (n_in < 2048 || V < 8192 || k > V / 16) return ms__neg_inf();
     float sample[MS__SAMPLES];
-    const int32_t ns = n_in / 4 < MS__SAMPLES ? n_in / 4 : MS__SAMPLES; /* every 4th token at most */
+    const int32_t every = n_in == V ? 16 : 4; /* the whole row: every 16th token at most; a prefix: 4th */
+    const int32_t ns = n_in / every < MS__SAMPLES ? n_in / every : MS__SAMPLES;
     const int32_t stride = n_in / ns;
     /* runs of 16 neighbours (one cache line each) rather than single tokens: 16x fewer lines */
     const int32_t run_gap = 16 * stride;
@@ -633,7 +634,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     const uint64_t *seen = presence ? job->seen : NULL;
     float mx;
     const int32_t P = (V / 8) & ~63; /* a prefix, whole bitset words */
-    if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 65536) {
+    if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 16384) {
         /* pass 1 in two parts: the prefix, a top-k threshold guessed from it (L1/L2-resident), then
          * the rest listing the tokens above the guess as it streams; the prefix is listed from the
          * copy. One read of the row; the list is checked exactly below. */
