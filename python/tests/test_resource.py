@@ -509,3 +509,29 @@ def test_awkward_rows_agree_with_the_reference_backend():
             assert all(-1 <= t < vocab for t in got.tolist())
             fast.commit()
             ref.commit()
+
+
+def test_no_reference_leaks():
+    """Calls, failing calls included, leave the inputs' reference counts as they were."""
+    import sys
+
+    res = _one_request_resource()
+    x = logits_for(5, 2)
+    f = FakeDLPack(x, DL_FLOAT, 32)
+
+    def run(n):
+        for _ in range(n):
+            res.sample(["r", "s"], x)
+            res.sample(["r", "s"], f)
+            res.explain(["r", "s"], x)
+            for bad in (lambda: res.sample(["r"], x), lambda: res.sample(["r", "s"], x.astype(np.float64)),
+                        lambda: res.sample(["nobody"], x[:1]), lambda: res.sample(["r", "s"], x[:, ::2])):
+                try:
+                    bad()
+                except msampler.Error:
+                    pass
+
+    run(20)
+    before = sys.getrefcount(x), sys.getrefcount(f)
+    run(300)
+    assert (sys.getrefcount(x), sys.getrefcount(f)) == before
