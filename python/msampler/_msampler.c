@@ -634,7 +634,7 @@ static int ms_py_logits_from_dlpack(PyObject *obj, int want_ndim, const ms_py_wh
         int64_t z[2] = {0, 0};
         return ms_py_logits_shape(lg, t->ndim, z, z, want_ndim);
     }
-    if (!t->data && t->shape[0] * (t->ndim == 2 ? t->shape[1] : 1) > 0) {
+    if (!t->data && t->shape[0] != 0 && (t->ndim == 1 || t->shape[1] != 0)) { /* not empty: no product, no overflow */
         ms_py_raisef(MS_EINVAL, "logits: DLPack tensor with a NULL data pointer");
         return -1;
     }
