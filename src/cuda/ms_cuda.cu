@@ -34,6 +34,9 @@ extern "C" {
 #define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
 #define MS_CU_T123 256                     /* threads of K1..K3 */
 #define MS_CU_T4 512                       /* threads of K4 */
+#ifndef MS_CU_K2_MINB
+#  define MS_CU_K2_MINB 4                  /* K2 blocks per multiprocessor the registers must allow */
+#endif
 #define MS_CU_STAGE 65536                  /* staging tokens for plan / accept */
 /* K4's dynamic shared memory: candidates, their exclusive mass sums, their run starts */
 #define MS_CU_K4_DYN (MS_CU_CAND * 8 + (MS_CU_CAND + 1) * 8 + MS_CU_CAND * 4)
@@ -436,7 +439,7 @@ __device__ __forceinline__ bool ms_cu_set_max(ms_cu_row &c, const ms_cu_rowstat 
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
-__global__ void __launch_bounds__(MS_CU_T123, 3) ms_cu_k2(ms_cu_args a) {
+__global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ uint32_t scnt[MS_CU_HB];
     __shared__ unsigned long long smass[MS_CU_HB];
@@ -472,20 +475,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 3) ms_cu_k2(ms_cu_args a) {
             atomicAdd(&scnt[b], 1u);
             if (e.q) atomicAdd(&smass[b], (unsigned long long)e.q);
         }
-        if (c.minp_on) {
-            /* one atomic per warp for the gather counter */
-            const unsigned act = __activemask();
-            const unsigned take = __ballot_sync(act, e.s0);
-            if (take) {
-                const int lane = threadIdx.x & 31, leader = __ffs(take) - 1;
-                uint32_t base = 0;
-                if (lane == leader) base = atomicAdd(&st->cand_n, (uint32_t)__popc(take));
-                base = __shfl_sync(act, base, leader);
-                if (e.s0) {
-                    uint32_t i = base + __popc(take & ((1u << lane) - 1));
-                    if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
-                }
-            }
+        if (c.minp_on && e.s0) { /* survivors are few: one atomic each */
+            uint32_t i = atomicAdd(&st->cand_n, 1u);
+            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
         }
     });
     __syncthreads();
@@ -503,8 +495,8 @@ __global__ void __launch_bounds__(MS_CU_T123, 3) ms_cu_k2(ms_cu_args a) {
     if (!last) return;
     __threadfence();
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
-        scnt[i] = atomicAdd(&gc[i], 0u); /* read through L2 */
-        smass[i] = atomicAdd(&gm[i], 0ull);
+        scnt[i] = __ldcg(&gc[i]); /* through L2, past this SM's L1; independent loads in flight */
+        smass[i] = __ldcg(&gm[i]);
     }
     if (threadIdx.x < 4) found[threadIdx.x] = -1;
     __syncthreads();
@@ -1265,8 +1257,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.elem = dtype == MS_DTYPE_F32 ? 4 : 2;
     a.stride = stride;
     a.V = V;
-    /* Enough blocks to fill the chip at small batches (8 per multiprocessor), never chunks under 1024. */
-    int64_t want = ((int64_t)st->sm_count * 8 + n - 1) / n;
+    /* About 4 blocks per multiprocessor in all (measured on an H200: 4 beat 3 and 8 at B = 64 and
+     * 256, see docs/cuda.md): at small batches a row spreads over many blocks. Never chunks under 1024. */
+    int64_t want = ((int64_t)st->sm_count * 4 + n - 1) / n;
     int64_t most = (V + 1023) / 1024;
     a.G = (int32_t)(want < most ? want : most);
     if (a.G < 1) a.G = 1;
