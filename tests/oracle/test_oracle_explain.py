@@ -406,6 +406,46 @@ def test_explain_and_draw_against_reference(lib, V):
     assert tally.excused <= max(2, tally.rows // 100), f"{tally.excused} rows excused of {tally.rows}"
 
 
+@pytest.mark.parametrize("backend", [oc.MS_BACKEND_CPU, oc.MS_BACKEND_CPU_REF])
+def test_draw_on_mass_boundaries(lib, backend):
+    """The draw where a target often equals a running sum: the floor masks the top token and leaves a
+    few tokens of 1-3 grains each (M of a few grains), so target = floor(r M / 2^64) lands on a
+    running-sum boundary in about half the draws, and "exceeds" (not "reaches") decides the token."""
+    rng = np.random.default_rng(7)
+    V = 8
+    res = oc.Resource(lib, V, stop_ids=(0,), backend=backend, capacity=4, max_rows=16)
+    try:
+        c = lib.ms_req_config_default()
+        c.temperature = 1.0
+        c.min_tokens = 10**9  # the floor stays on whatever n becomes
+        checked = on_boundary = 0
+        for rid in range(4):
+            c.seed = int(rng.integers(0, 2**63))
+            res.ingest(rid, c)
+            n = 0
+            for _ in range(40):
+                x = np.full(V, -np.inf, dtype=np.float32)
+                x[0] = 0.0
+                free = rng.choice(np.arange(1, V), size=int(rng.integers(1, 4)), replace=False)
+                x[free] = rng.choice([-27.5, -27.0, -26.6], size=free.size).astype(np.float32)  # 1, 2, 3 grains
+                info, ids, probs, masses = res.explain(res.step(), rid, x, oc.MS_DTYPE_F32, V)
+                assert info.floor_active and 0 not in ids.tolist() and int(info.total_mass) < 16
+                k_rows = int(rng.integers(1, 4))
+                tokens, _ = res.sample(res.step(), [rid] * k_rows, np.stack([x] * k_rows), oc.MS_DTYPE_F32, V)
+                for k in range(k_rows):
+                    want = ref.draw(ids, masses, c.seed, n, k)
+                    target = (ref.draw_bits(c.seed, n, k) * int(info.total_mass)) >> 64
+                    on_boundary += target in np.cumsum(masses.astype(np.int64)).tolist()
+                    assert int(tokens[k]) == want, (f"backend {backend} rid {rid} n {n} row_k {k}: drew "
+                                                    f"{int(tokens[k])}, the draw over masses {masses} gives {want}")
+                    checked += 1
+                res.commit()
+                n += k_rows
+        assert on_boundary >= checked // 8, f"only {on_boundary} of {checked} targets on a boundary"
+    finally:
+        res.close()
+
+
 def test_summary():
     if not SUMMARY:
         pytest.skip("no oracle run in this session")
