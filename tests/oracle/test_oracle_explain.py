@@ -316,7 +316,7 @@ def run_scenario(lib, rng, V, n_steps, tally, sid):
             dtype = pick(rng, [oc.MS_DTYPE_F32, oc.MS_DTYPE_F32, oc.MS_DTYPE_F16, oc.MS_DTYPE_BF16])
             n_rows = int(rng.integers(1, 6 if V < 30000 else 3))
             rids = [int(pick(rng, list(reqs))) for _ in range(n_rows)]
-            raw_rows, want_rows, explained = [], [], []
+            raw_rows, explained = [], []
             for i, rid in enumerate(rids):
                 c, rc, st = reqs[rid]
                 boost = set(st.history[-8:]) | set(list(st.prompt)[:8]) | set(spec["stop_ids"])
