@@ -184,9 +184,18 @@ static inline uint64_t ms__hsum_mass(vu hi, vu lo) {
  * `seen` has a bit (r != 1), stored to y; returns max y. Blocks of 64 tokens follow the bitset's
  * words, so a block without a seen token never leaves the vector path. With ids, the same pass lists
  * the tokens with y >= tau (a sampled top-k threshold: few), sparing a second pass. */
+/* Lists the lanes of v that reach tau (rare: the lanes go through memory only then). */
+static inline int32_t ms__vcollect(vf v, vf vt, int32_t t, int32_t *ids, int32_t n) {
+    vi ge = (vi)(v >= vt);
+    if (ms__vany(ge))
+        for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
+    return n;
+}
+
 float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
                        float tau, int32_t *ids, int32_t *n_ids) {
-    vf vm = ms__vsplat(ms__neg_inf());
+    /* two running maxima: one chain of compare + select per vector bounded this pass, not memory */
+    vf vm = ms__vsplat(ms__neg_inf()), vm2 = vm;
     const vf vt = ms__vsplat(tau);
     float sm = ms__neg_inf();
     int32_t n = 0, t = 0;
@@ -194,19 +203,24 @@ float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_
         uint64_t word = seen ? seen[t >> 6] : 0;
         if (!word) {
             if (ids) {
-                for (int32_t j = 0; j < 64; j += W) {
+                for (int32_t j = 0; j < 64; j += 2 * W) {
                     vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
+                    vf v2 = ms__vsanitize(ms__vload(row, dtype, t + j + W));
                     ms__vst(y + t + j, v);
+                    ms__vst(y + t + j + W, v2);
                     vm = ms__vmax(vm, v);
-                    vi ge = (vi)(v >= vt);
-                    if (ms__vany(ge))
-                        for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + j + __builtin_ctz(bits);
+                    vm2 = ms__vmax(vm2, v2);
+                    n = ms__vcollect(v, vt, t + j, ids, n);
+                    n = ms__vcollect(v2, vt, t + j + W, ids, n);
                 }
             } else {
-                for (int32_t j = 0; j < 64; j += W) {
+                for (int32_t j = 0; j < 64; j += 2 * W) {
                     vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
+                    vf v2 = ms__vsanitize(ms__vload(row, dtype, t + j + W));
                     ms__vst(y + t + j, v);
+                    ms__vst(y + t + j + W, v2);
                     vm = ms__vmax(vm, v);
+                    vm2 = ms__vmax(vm2, v2);
                 }
             }
         } else {
@@ -229,7 +243,7 @@ float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_
         if (ids && v >= tau) ids[n++] = t;
     }
     if (n_ids) *n_ids = n;
-    float m = ms__hmax(vm);
+    float m = ms__hmax(ms__vmax(vm, vm2));
     return sm > m ? sm : m;
 }
 
