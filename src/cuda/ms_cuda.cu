@@ -34,6 +34,9 @@ extern "C" {
 #define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
 #define MS_CU_T123 256                     /* threads of K1..K3 */
 #define MS_CU_T4 512                       /* threads of K4 */
+#ifndef MS_CU_K2_NG
+#  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
+#endif
 #ifndef MS_CU_K2_MINB
 #  define MS_CU_K2_MINB 4                  /* K2 blocks per multiprocessor the registers must allow */
 #endif
@@ -151,21 +154,22 @@ __device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float
     }
 }
 /* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
-template <class F> __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
+template <int NG = 4, class F>
+__device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
     int32_t ts = t0;
     if (vec) {
-        /* four groups of 4 values per thread in flight before the first is used */
+        /* NG groups of 4 values per thread in flight before the first is used */
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3); /* end of the whole groups */
-        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += 4 * step) {
-            float v[4][4];
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
+            float v[NG][4];
 #pragma unroll
-            for (int u = 0; u < 4; u++)
+            for (int u = 0; u < NG; u++)
                 if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
+            for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
                 if (tg < tv) {
                     /* a group of 4 (t multiple of 4) lies in one 64-bit word of the seen set */
@@ -466,7 +470,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     /* min-p rows: S0 is usually small, so gather all of it now (K4 then needs no K3 pass) */
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-    ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+    ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
         ms_cu_elem e;
         e.s0 = false;
         if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
@@ -587,7 +591,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-    ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
         if (x < c.xcut) return;
         ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
         if (!e.s0 || (e.key >> (32 - MS_CU_HBITS)) < bound) return;
