@@ -34,6 +34,7 @@ extern "C" {
 #define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
 #define MS_CU_T123 256                     /* threads of K1..K3 */
 #define MS_CU_T4 512                       /* threads of K4 */
+#define MS_CU_STAGE_SH 1024               /* K2's per-block staging of min-p survivors */
 #ifndef MS_CU_K2_NG
 #  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
 #endif
@@ -450,6 +451,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     __shared__ unsigned long long sh[33];
     __shared__ uint32_t last;
     __shared__ int32_t found[4];
+    __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
+    __shared__ uint32_t sn, sbase;
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
@@ -465,6 +468,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         scnt[i] = 0;
         smass[i] = 0;
     }
+    if (threadIdx.x == 0) sn = 0;
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
@@ -479,12 +483,26 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
             atomicAdd(&scnt[b], 1u);
             if (e.q) atomicAdd(&smass[b], (unsigned long long)e.q);
         }
-        if (c.minp_on && e.s0) { /* survivors are few: one atomic each */
-            uint32_t i = atomicAdd(&st->cand_n, 1u);
-            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+        if (c.minp_on && e.s0) {
+            /* staged in shared memory: atomics on the row's one global counter serialise */
+            const unsigned long long v = ((unsigned long long)e.key << 32) | (uint32_t)t;
+            uint32_t i = atomicAdd(&sn, 1u);
+            if (i < MS_CU_STAGE_SH) {
+                sbuf[i] = v;
+            } else {
+                i = atomicAdd(&st->cand_n, 1u);
+                if (i < MS_CU_CAND) cand[i] = v;
+            }
         }
     });
     __syncthreads();
+    if (c.minp_on) { /* one global atomic per block for the staged survivors */
+        const uint32_t ns = sn < MS_CU_STAGE_SH ? sn : MS_CU_STAGE_SH;
+        if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
+            if (sbase + i < MS_CU_CAND) cand[sbase + i] = sbuf[i];
+    }
     uint32_t *gc = a.hcnt + (size_t)r * MS_CU_HB;
     unsigned long long *gm = a.hmass + (size_t)r * MS_CU_HB;
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
