@@ -351,7 +351,8 @@ MS_API void ms_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
 /** Number of CUDA devices visible, or MS_EBACKEND when CUDA was not built or none is present. */
 MS_API int ms_cuda_device_count(void);
 
-/** Sets the stream every later call on res enqueues on (NULL: the default stream). */
+/** Sets the stream every later call on res enqueues on (NULL: the default stream). The stream must
+ *  outlive the resource: ms_resource_free waits on it (free the resource first, or set NULL). */
 MS_API int ms_cuda_set_stream(ms_resource *res, void *stream);
 
 /** The device slot of rid (>= 0; stable while rid is resident), or MS_ENOENT / MS_EBACKEND. */
