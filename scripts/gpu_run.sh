@@ -40,7 +40,7 @@ if [ "$what" = all ] || [ "$what" = san ]; then
     extra=""
     [ $tool = memcheck ] && extra="--leak-check full"
     s=$(date +%s)
-    MS_CUDA_TEST_QUICK=1 timeout ${SAN_T:-240} compute-sanitizer --tool $tool $extra --error-exitcode 9 \
+    MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout ${SAN_T:-240} compute-sanitizer --tool $tool $extra --error-exitcode 9 \
       $T ${SAN_TESTS:-cuda_bad_inputs cuda_identity_matrix cuda_graph_replay_equals_eager} >"$OUT/san_$tool.log" 2>&1
     echo "   exit $? in $(( $(date +%s) - s )) s" | tee -a "$OUT/san_summary.log"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|Invalid|Race|hazard" "$OUT/san_$tool.log" | head -8 | tee -a "$OUT/san_summary.log"
