@@ -266,10 +266,10 @@ int ms_resource_create(ms_resource **out, const ms_spec *spec, const ms_resource
     if (rc == MS_OK && p.backend == MS_BACKEND_CUDA) rc = ms__cuda_init(res);
 #endif
     if (rc < 0) {
-        char keep_msg[MS_ERRMSG_SIZE];
-        memcpy(keep_msg, res->err, sizeof keep_msg);
+        /* the backend's message already carries its code's name: hand it over as it is */
+        memcpy(ms__create_err, res->err, sizeof ms__create_err);
         ms_resource_free(res);
-        return ms__fail(NULL, rc, "%s", keep_msg);
+        return rc;
     }
     *out = res;
     return MS_OK;

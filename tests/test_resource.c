@@ -70,6 +70,17 @@ TEST(resource_create_checks_input) {
     CHECK_EQ_I64(ms_resource_create(&res, &bad, NULL), MS_ESPEC);
     CHECK_STR_HAS(ms_last_create_error(), "vocab_size");
     CHECK_EQ_I64(ms_resource_create(NULL, &s, NULL), MS_EINVAL);
+    /* a backend that cannot start (no CUDA build, or no device) names its code once */
+    p = ms_resource_params_default();
+    p.backend = MS_BACKEND_CUDA;
+    int rc = ms_resource_create(&res, &s, &p);
+    if (rc < 0) {
+        CHECK(res == NULL);
+        CHECK_STR_HAS(ms_last_create_error(), ms_err_name(rc));
+        CHECK_MSG(strstr(ms_last_create_error(), ": E") == NULL, "doubled prefix: %s", ms_last_create_error());
+    } else {
+        ms_resource_free(res); /* a machine with a GPU */
+    }
     CHECK_EQ_I64(ms_resource_create(&res, NULL, NULL), MS_EINVAL);
     ms_resource_free(NULL);
 }
