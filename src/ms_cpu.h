@@ -25,6 +25,12 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 
 /* Tokens per block of exact mass sums (vector lanes sum at most MS_FAST_BLOCK / W masses). */
 #define MS_FAST_BLOCK 1024
+/* Below this d = y - m, ms__exp(d) < 2^-40, so the token's fixed-point mass floor(w 2^40) is 0
+ * (exp(-27.8) = 0.927 * 2^-40, far beyond the exp's 1e-7 error; tests/cpu checks every float d
+ * in [-86, MS_FAST_ZERO_D]). exp_mass stores w = 0 for a group of such tokens without computing
+ * the exp: every exact use of w goes through ms__mass (and min-p, which compares w itself, never
+ * reads exp_mass's w). */
+#define MS_FAST_ZERO_D (-27.8f)
 /* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
 #define MS_FAST_NB 512
 
@@ -48,6 +54,8 @@ typedef struct ms_fast_kernels {
     int32_t (*bucket_ids)(const float *y, int32_t V, float m, float scale, int32_t which, int32_t *ids);
     /* exact mass of {t in [lo, hi) : y >= tau} */
     uint64_t (*mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi, float tau);
+    /* the first t with y[t] >= v, or V */
+    int32_t (*first_ge)(const float *y, int32_t V, float v);
 } ms_fast_kernels;
 
 /* SIMD levels, best last. A level is usable when it was compiled in and the CPU has it. */

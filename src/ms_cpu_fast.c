@@ -579,12 +579,12 @@ static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, in
 
 /* ---- the row ------------------------------------------------------------------------------------ */
 
-static void ms__fast_greedy(const ms_row_job *job, const float *y, float mx, bool floor, ms_row_out *out) {
+static void ms__fast_greedy(const ms_row_job *job, const ms_fast_kernels *K, const float *y, float mx, bool floor,
+                            ms_row_out *out) {
     const int32_t V = job->V;
     out->greedy = true;
     if (ms__is_neg_inf(mx)) return; /* empty row */
-    int32_t best = 0;
-    while (!(y[best] == mx)) best++;
+    const int32_t best = K->first_ge(y, V, mx); /* nothing exceeds mx: the first equal to it */
     int32_t pick = best;
     if (floor) {
         int32_t best_free = -1;
@@ -673,7 +673,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     }
 
     if (cfg->temperature < MS_GREEDY_TEMPERATURE) {
-        ms__fast_greedy(job, s->y, mx, floor, out);
+        ms__fast_greedy(job, K, s->y, mx, floor, out);
         return;
     }
     if (ms__is_neg_inf(mx)) return; /* empty row */

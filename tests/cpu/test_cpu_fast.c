@@ -243,6 +243,23 @@ TEST(cpu_fast_levels_offered) {
         printf("# level %s: %s\n", ms__cpu_fast_level_name(l), ms__cpu_fast_level_ok(l) ? "usable" : "absent");
 }
 
+TEST(cpu_fast_zero_mass_bound) {
+    /* exp_mass skips the exp of groups whose d = y - m all lie below MS_FAST_ZERO_D, storing w = 0:
+     * that is exact only if every such d has mass 0. Check every float in [-86, MS_FAST_ZERO_D]
+     * (below -86 ms__exp returns 0 itself), and that the bound is tight enough to matter (just
+     * above -ln 2^40 = -27.726 masses are 1). */
+    int64_t bad = 0;
+    float first_bad = 0.0f;
+    for (uint32_t u = ms__f2u(MS_FAST_ZERO_D); u <= ms__f2u(MS_EXP_MIN); u++) { /* negative: bits grow as d falls */
+        const float d = ms__u2f(u);
+        if (ms__mass(ms__exp(d)) != 0 && bad++ == 0) first_bad = d;
+    }
+    CHECK_MSG(bad == 0, "%lld floats d <= %g have a non-zero mass (first %.9g)", (long long)bad,
+              (double)MS_FAST_ZERO_D, (double)first_bad);
+    CHECK(ms__mass(ms__exp(-27.7f)) == 1);
+    CHECK(MS_FAST_ZERO_D < -27.72588f); /* -40 ln 2 */
+}
+
 TEST(cpu_fast_tiny_rows) {
     run_random(1, 300, 11);
     run_random(2, 300, 12);

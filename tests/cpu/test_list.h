@@ -1,5 +1,6 @@
 /* tests/cpu: the fast CPU row and the worker pool (issue 5). */
 MS_TEST_ENTRY(cpu_fast_levels_offered)
+MS_TEST_ENTRY(cpu_fast_zero_mass_bound)
 MS_TEST_ENTRY(cpu_fast_tiny_rows)
 MS_TEST_ENTRY(cpu_fast_v111)
 MS_TEST_ENTRY(cpu_fast_v1000)
