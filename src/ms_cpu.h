@@ -45,9 +45,11 @@ typedef struct ms_fast_kernels {
     /* y /= T in place, w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum; returns the total */
     uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
     /* after exp_mass, buckets min(NB - 1, trunc((m - y) scale)): exact mass and count below bucket
-     * b_lo, and per bucket in [b_lo, b_hi] */
+     * b_lo, and per bucket in [b_lo, b_hi]; the ids in [b_lo, b_hi] listed ascending in list (room for V)
+     * and counted in *n_list */
     void (*band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
-                      int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top);
+                      int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top,
+                      int32_t *list, int32_t *n_list);
     /* ids with y >= tau, ascending; returns the count */
     int32_t (*select_ge)(const float *y, int32_t V, float tau, int32_t *ids);
     /* ids of the tokens in one bucket of exp_hist, ascending; returns the count */

@@ -26,6 +26,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef MS_FAST_DEBUG
+#include <stdio.h>
+#endif
 
 #include "ms_cpu.h"
 #include "ms_math.h"
@@ -219,6 +222,9 @@ static float ms__kth_largest(float *a, int32_t n, int32_t j) {
 }
 
 #define MS__SAMPLES 4096
+#ifndef MS__BRACKET_SAMPLES
+#define MS__BRACKET_SAMPLES 4096
+#endif
 
 /* A threshold with (very likely) at least k and not many more of y[0, V) at or above it, from a
  * strided sample; -inf when sampling cannot help. The caller checks the count. */
@@ -465,11 +471,13 @@ static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, 
  * are kept or dropped by the integer top-p test; only the bucket holding the threshold is listed
  * (one pass), sorted and walked with the reference's rule. Top-p keeps an upper set in y, so the
  * result is a threshold: *Y. Returns 0, or -1 when b_lo must be lower (a token before it may be
- * dropped) or -2 when b_hi must be higher (the threshold lies beyond it). Uses s->keys (ids) and s->q (sort keys). */
+ * dropped) or -2 when b_hi must be higher (the threshold lies beyond it). band: band_hist's list of
+ * the ids in [b_lo, b_hi]. Uses the lower half of s->keys (ids; band is its upper half) and s->q
+ * (sort keys). */
 static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
                                 uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
                                 const uint32_t *hcnt, int32_t b_lo, int32_t b_hi, uint64_t mass_top,
-                                int64_t cnt_top, float *Y_out) {
+                                int64_t cnt_top, const int32_t *band, int32_t n_band, float *Y_out) {
     const int32_t V = job->V;
     const float *y = s->y, *w = s->w;
     int32_t *ids = (int32_t *)s->keys;
@@ -494,7 +502,14 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
             break;
         }
         /* the threshold is inside this bucket: the reference's walk over its tokens, sorted */
-        const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, b, ids);
+        /* its ids from the band's list (a third of a flat row at most), not from the whole row */
+        int32_t n = 0;
+        for (int32_t i = 0; i < n_band; i++) {
+            const int32_t u = band[i];
+            const float d = (m - y[u]) * MS__SCALE; /* the bucket, as band_hist computes it */
+            const int32_t bk = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
+            if (bk == b) ids[n++] = u;
+        }
         uint64_t *keys = s->q;
         for (int32_t i = 0; i < n; i++) keys[i] = ms__fkey(y[ids[i]], (uint32_t)ids[i]);
         ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
@@ -545,7 +560,7 @@ static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, in
     int32_t *hc = ws->hc;
     memset(hw, 0, sizeof ws->hw);
     memset(hc, 0, sizeof ws->hc);
-    const int32_t ns = V / 8 < MS__SAMPLES ? V / 8 : MS__SAMPLES;
+    const int32_t ns = V / 8 < MS__BRACKET_SAMPLES ? V / 8 : MS__BRACKET_SAMPLES;
     const int32_t stride = V / ns, run_gap = 16 * stride;
     double tot = 0, sq = 0;
     for (int32_t i = 0; i < ns; i++) {
@@ -786,17 +801,22 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     uint64_t mass_top;
     int64_t cnt_top;
     float Y = ms__pos_inf();
-    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top);
+    int32_t *band = (int32_t *)s->keys + V, n_band = 0; /* the upper half of keys (V entries: 2V ids) */
+    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
     for (int attempt = 0;; attempt++) {
         const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
-                                           mass_top, cnt_top, &Y);
+                                           mass_top, cnt_top, band, n_band, &Y);
+#ifdef MS_FAST_DEBUG
+        { int64_t nb = 0; for (int b = b_lo; b <= b_hi; b++) nb += hcnt[b];
+          fprintf(stderr, "dbg attempt %d rc %d band %d..%d tokens %lld top %lld\n", attempt, rc, b_lo, b_hi, (long long)nb, (long long)cnt_top); }
+#endif
         if (rc == 0) break;
         /* the sample misled: widen the side that failed (then both); b_lo = 0, b_hi = NB - 1 always
          * decides. Undecided means every token up to b_hi is kept, so the next range starts there. */
         if (rc == -1 || attempt > 0) b_lo = 0;
         if (rc == -2 && attempt == 0) b_lo = b_hi + 1 < MS_FAST_NB ? b_hi + 1 : b_lo;
         if (rc == -2 || attempt > 0) b_hi = MS_FAST_NB - 1;
-        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top);
+        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
     }
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole
@@ -804,6 +824,17 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         float yk = ms__kth_value(K, s->y, V, k2, (int32_t *)s->keys, (float *)s->q);
         if (yk > Y) Y = yk;
     }
-    const uint64_t total = K->mass_ge(s->y, s->w, 0, V, Y);
+    /* the kept mass: when Y's bucket is in the band, every token above the band is kept (mass_top) and
+     * every token below it is not, so only the band's list is summed (not the whole row) */
+    uint64_t total;
+    const float dY = (m - Y) * MS__SCALE; /* Y is a token's y (or -inf): at most m */
+    const int32_t bY = dY < (float)(MS_FAST_NB - 1) ? (int32_t)dY : MS_FAST_NB - 1;
+    if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
+        total = mass_top;
+        for (int32_t i = 0; i < n_band; i++)
+            if (s->y[band[i]] >= Y) total += ms__mass(s->w[band[i]]);
+    } else {
+        total = K->mass_ge(s->y, s->w, 0, V, Y);
+    }
     ms__thresh_finish(job, s, K, Y, total, NULL, draw, floor, out);
 }
