@@ -829,10 +829,11 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     uint64_t total;
     const float dY = (m - Y) * MS__SCALE; /* Y is a token's y (or -inf): at most m */
     const int32_t bY = dY < (float)(MS_FAST_NB - 1) ? (int32_t)dY : MS_FAST_NB - 1;
-    if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
+    if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi && n_band < V / 8) {
+        /* (a short list only: this scalar, branch-free loop costs ~4x a vector pass's per token) */
         total = mass_top;
         for (int32_t i = 0; i < n_band; i++)
-            if (s->y[band[i]] >= Y) total += ms__mass(s->w[band[i]]);
+            total += ms__mass(s->w[band[i]]) & (0 - (uint64_t)(s->y[band[i]] >= Y));
     } else {
         total = K->mass_ge(s->y, s->w, 0, V, Y);
     }

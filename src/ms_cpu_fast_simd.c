@@ -465,7 +465,7 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
             sh += qh & (vu)above;
             sl += ql & (vu)above;
             cnt -= above;
-            if (ms__vany(in)) n += ms__vcompress(t, ms__vbits(in), list + n);
+            n += ms__vcompress(t, ms__vbits(in), list + n); /* no branch: whether a lane is in is unpredictable */
         }
         for (int32_t i = n0; i < n; i++) { /* the scalar bucket and mass: the same operations as the lanes' */
             const int32_t u = list[i];
