@@ -5,104 +5,32 @@ from __future__ import annotations
 
 import ctypes as C
 import os
+import sys
 from typing import List, Optional, Sequence
 
 import numpy as np
 
-# ---- the C API (layouts mirror include/msampler.h field by field) -----------------------------
+# ---- the C API: the oracle's ctypes binding (tests/oracle/oracle_ctypes.py) is the one mirror of
+# include/msampler.h's layouts; the package's tests use it rather than keep a second copy.
 
+_ORACLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "oracle")
+if _ORACLE not in sys.path:
+    sys.path.insert(0, _ORACLE)
 
-class CSpec(C.Structure):
-    _fields_ = [
-        ("resource_key", C.c_char_p),
-        ("nodes", C.POINTER(C.c_char_p)),
-        ("n_nodes", C.c_size_t),
-        ("vocab_size", C.c_int32),
-        ("enable_repetition_penalty", C.c_bool),
-        ("enable_min_p", C.c_bool),
-        ("max_repetition_window", C.c_int32),
-        ("min_tokens_stop_ids", C.POINTER(C.c_int32)),
-        ("n_min_tokens_stop_ids", C.c_size_t),
-        ("enable_top_p_first", C.c_bool),
-    ]
-
-
-class CConfig(C.Structure):
-    _fields_ = [
-        ("temperature", C.c_float),
-        ("top_k", C.c_int32),
-        ("top_p", C.c_float),
-        ("ignore_eos", C.c_bool),
-        ("repetition_penalty", C.c_float),
-        ("min_p", C.c_float),
-        ("repetition_window", C.c_int32),
-        ("min_tokens", C.c_int32),
-        ("top_p_first", C.c_bool),
-        ("top_p_min_keep", C.c_int32),
-        ("penalize_prompt", C.c_bool),
-        ("seed", C.c_uint64),
-    ]
-
-
-class CPrefill(C.Structure):
-    _fields_ = [("rid", C.c_int64), ("tokens", C.POINTER(C.c_int32)), ("n_tokens", C.c_int32)]
-
-
-class CStep(C.Structure):
-    _fields_ = [
-        ("apply_penalty", C.c_bool),
-        ("apply_filters", C.c_bool),
-        ("prefill", C.POINTER(CPrefill)),
-        ("n_prefill", C.c_int32),
-        ("kept_rids", C.POINTER(C.c_int64)),
-        ("n_kept_rids", C.c_int32),
-    ]
-
-
-class CParams(C.Structure):
-    _fields_ = [
-        ("capacity", C.c_int32),
-        ("max_rows", C.c_int32),
-        ("max_vocab", C.c_int32),
-        ("backend", C.c_int),
-        ("n_threads", C.c_int32),
-        ("device", C.c_int32),
-    ]
-
-
-class CBatch(C.Structure):
-    _fields_ = [
-        ("n_rows", C.c_int32),
-        ("rids", C.POINTER(C.c_int64)),
-        ("logits", C.c_void_p),
-        ("dtype", C.c_int),
-        ("width", C.c_int32),
-        ("row_stride", C.c_int64),
-    ]
+from oracle_ctypes import Batch as CBatch  # noqa: E402
+from oracle_ctypes import Prefill as CPrefill  # noqa: E402
+from oracle_ctypes import ReqConfig as CConfig  # noqa: E402
+from oracle_ctypes import ResourceParams as CParams  # noqa: E402
+from oracle_ctypes import Spec as CSpec  # noqa: E402
+from oracle_ctypes import Step as CStep  # noqa: E402
+from oracle_ctypes import load as _oracle_load  # noqa: E402
 
 
 def load_lib() -> Optional[C.CDLL]:
     path = os.environ.get("MSAMPLER_LIB")
     if not path or not os.path.exists(path):
         return None
-    lib = C.CDLL(path)
-    lib.ms_req_config_default.restype = CConfig
-    lib.ms_spec_default.restype = CSpec
-    lib.ms_step_default.restype = CStep
-    lib.ms_resource_params_default.restype = CParams
-    lib.ms_req_config_validate.argtypes = [C.POINTER(CConfig), C.POINTER(CSpec), C.c_char_p, C.c_size_t]
-    lib.ms_resource_create.argtypes = [C.POINTER(C.c_void_p), C.POINTER(CSpec), C.POINTER(CParams)]
-    lib.ms_resource_free.argtypes = [C.c_void_p]
-    lib.ms_resource_last_error.argtypes = [C.c_void_p]
-    lib.ms_resource_last_error.restype = C.c_char_p
-    lib.ms_ingest.argtypes = [C.c_void_p, C.c_int64, C.POINTER(CConfig)]
-    lib.ms_plan.argtypes = [C.c_void_p, C.POINTER(CStep)]
-    lib.ms_sample.argtypes = [C.c_void_p, C.POINTER(CStep), C.POINTER(CBatch), C.POINTER(C.c_int32),
-                              C.POINTER(C.c_int32)]
-    lib.ms_commit.argtypes = [C.c_void_p, C.POINTER(CStep)]
-    lib.ms_derive_seed.argtypes = [C.c_int64, C.c_char_p, C.c_size_t]
-    lib.ms_derive_seed.restype = C.c_int64
-    return lib
+    return _oracle_load(path)
 
 
 def c_config(lib: C.CDLL, **fields) -> CConfig:

@@ -118,6 +118,7 @@ def load(path: str | None = None) -> C.CDLL:
         "ms_explain": (C.c_int, [C.c_void_p, P(Step), C.c_int64, C.c_void_p, C.c_int, C.c_int32, C.c_int32,
                                  P(C.c_int32), P(C.c_double), P(C.c_uint64), P(Explanation)]),
         "ms_philox4x32_10": (None, [P(C.c_uint32), P(C.c_uint32), P(C.c_uint32)]),
+        "ms_derive_seed": (C.c_int64, [C.c_int64, C.c_char_p, C.c_size_t]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
