@@ -31,6 +31,8 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
  * the exp: every exact use of w goes through ms__mass (and min-p, which compares w itself, never
  * reads exp_mass's w). */
 #define MS_FAST_ZERO_D (-27.8f)
+/* band_hist's workspace: a block's listed buckets and mass halves (with a vector's room past the end) */
+#define MS_FAST_BAND_WORK (3 * (MS_FAST_BLOCK + 16))
 /* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
 #define MS_FAST_NB 512
 
@@ -46,10 +48,10 @@ typedef struct ms_fast_kernels {
     uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
     /* after exp_mass, buckets min(NB - 1, trunc((m - y) scale)): exact mass and count below bucket
      * b_lo, and per bucket in [b_lo, b_hi]; the ids in [b_lo, b_hi] listed ascending in list (room for V)
-     * and counted in *n_list */
+     * and counted in *n_list; work: MS_FAST_BAND_WORK entries of workspace */
     void (*band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
                       int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top,
-                      int32_t *list, int32_t *n_list);
+                      int32_t *list, int32_t *n_list, uint32_t *work);
     /* ids with y >= tau, ascending; returns the count */
     int32_t (*select_ge)(const float *y, int32_t V, float tau, int32_t *ids);
     /* ids of the tokens in one bucket of exp_hist, ascending; returns the count */

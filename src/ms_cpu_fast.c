@@ -100,6 +100,7 @@ typedef struct ms_fast_ws {
     uint32_t hcnt[MS_FAST_NB];
     double hw[MS_FAST_NB];         /* sampled weight per bucket */
     int32_t hc[MS_FAST_NB];        /* sampled count per bucket */
+    uint32_t band_work[MS_FAST_BAND_WORK]; /* band_hist's per-block lists */
 } ms_fast_ws;
 
 int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
@@ -802,7 +803,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     int64_t cnt_top;
     float Y = ms__pos_inf();
     int32_t *band = (int32_t *)s->keys + V, n_band = 0; /* the upper half of keys (V entries: 2V ids) */
-    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
+    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band, ws->band_work);
     for (int attempt = 0;; attempt++) {
         const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
                                            mass_top, cnt_top, band, n_band, &Y);
@@ -816,7 +817,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         if (rc == -1 || attempt > 0) b_lo = 0;
         if (rc == -2 && attempt == 0) b_lo = b_hi + 1 < MS_FAST_NB ? b_hi + 1 : b_lo;
         if (rc == -2 || attempt > 0) b_hi = MS_FAST_NB - 1;
-        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
+        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band, ws->band_work);
     }
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole

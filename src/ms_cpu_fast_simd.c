@@ -427,6 +427,31 @@ static inline int32_t ms__vcompress(int32_t t, uint32_t bits, int32_t *out) {
 #endif
 }
 
+/* ms__vcompress for the band: the ids, and the lanes' bucket and mass halves packed the same way,
+ * so the scalar loop that adds them does no float work. */
+static inline int32_t ms__vcompress_band(int32_t t, uint32_t bits, vi bk, vu qh, vu ql, int32_t *ids, uint32_t *obk,
+                                         uint32_t *oqh, uint32_t *oql) {
+#if W == 8 && defined(__AVX2__)
+    const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ms__compress_lut[bits]));
+    const __m256i id = _mm256_add_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_storeu_si256((__m256i *)ids, _mm256_permutevar8x32_epi32(id, idx));
+    _mm256_storeu_si256((__m256i *)obk, _mm256_permutevar8x32_epi32((__m256i)bk, idx));
+    _mm256_storeu_si256((__m256i *)oqh, _mm256_permutevar8x32_epi32((__m256i)qh, idx));
+    _mm256_storeu_si256((__m256i *)oql, _mm256_permutevar8x32_epi32((__m256i)ql, idx));
+    return __builtin_popcount(bits);
+#else
+    int32_t n = 0;
+    for (; bits; bits &= bits - 1) {
+        const int i = __builtin_ctz(bits);
+        ids[n] = t + i;
+        obk[n] = (uint32_t)bk[i];
+        oqh[n] = qh[i];
+        oql[n++] = ql[i];
+    }
+    return n;
+#endif
+}
+
 /* Bucket of y below the max: min(MS_FAST_NB - 1, trunc((m - y) * scale)). Every step is monotone,
  * so a greater y never lands in a later bucket and equal values share one. */
 static inline vi ms__vbucket(vf y, vf vm, vf vscale) {
@@ -442,7 +467,8 @@ static inline vi ms__vbucket(vf y, vf vm, vf vscale) {
  * where), the rest in vector lanes. */
 void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
                        int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top,
-                       int32_t *list, int32_t *n_list) {
+                       int32_t *list, int32_t *n_list, uint32_t *work) {
+    uint32_t *wbk = work, *wqh = work + MS_FAST_BLOCK + 16, *wql = work + 2 * (MS_FAST_BLOCK + 16);
     memset(hist + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hist);
     memset(hcnt + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hcnt);
     const vf vmx = ms__vsplat(m), vsc = ms__vsplat(scale);
@@ -465,14 +491,13 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
             sh += qh & (vu)above;
             sl += ql & (vu)above;
             cnt -= above;
-            n += ms__vcompress(t, ms__vbits(in), list + n); /* no branch: whether a lane is in is unpredictable */
+            /* no branch: whether a lane is in is unpredictable */
+            n += ms__vcompress_band(t, ms__vbits(in), bk, qh, ql, list + n, wbk + (n - n0), wqh + (n - n0),
+                                    wql + (n - n0));
         }
-        for (int32_t i = n0; i < n; i++) { /* the scalar bucket and mass: the same operations as the lanes' */
-            const int32_t u = list[i];
-            const float d = (m - y[u]) * scale;
-            const int32_t bk = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
-            hist[bk] += ms__mass(w[u]);
-            hcnt[bk]++;
+        for (int32_t i = 0; i < n - n0; i++) {
+            hist[wbk[i]] += ((uint64_t)wqh[i] << 20) + wql[i];
+            hcnt[wbk[i]]++;
         }
         top += ms__hsum_mass(sh, sl);
         for (int i = 0; i < W; i++) ntop += cnt[i];
