@@ -30,7 +30,9 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
  * in [-86, MS_FAST_ZERO_D]). exp_mass stores w = 0 for a group of such tokens without computing
  * the exp: every exact use of w goes through ms__mass (and min-p, which compares w itself, never
  * reads exp_mass's w). */
+#ifndef MS_FAST_ZERO_D /* (a build may lower it to measure the check's cost) */
 #define MS_FAST_ZERO_D (-27.8f)
+#endif
 /* band_hist's workspace: a block's listed buckets and mass halves (with a vector's room past the end) */
 #define MS_FAST_BAND_WORK (3 * (MS_FAST_BLOCK + 16))
 /* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
