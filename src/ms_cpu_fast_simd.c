@@ -342,9 +342,8 @@ int32_t MS__FN(first_ge)(const float *y, int32_t V, float v) {
     return V;
 }
 
-/* Writes the ids t + i of the lanes i set in bits to out (ascending) and returns their count; may
- * write up to W entries past the count (out needs W entries of room). With AVX2, one permute of
- * the lanes by a table instead of a loop over the bits: that loop's unpredictable trip count cost
+/* Packing the lanes set in a mask (band_hist's listing). With AVX2, one permute of the lanes by a
+ * table instead of a loop over the bits: that loop's unpredictable trip count cost
  * a branch miss per vector when a third of the lanes are listed (top-p's band in a flat row). */
 #if W == 8 && defined(__AVX2__)
 static const uint64_t ms__compress_lut[256] = {
@@ -414,21 +413,9 @@ static const uint64_t ms__compress_lut[256] = {
     0x0000070605040302ull, 0x0007060504030200ull, 0x0007060504030201ull, 0x0706050403020100ull,
 };
 #endif
-static inline int32_t ms__vcompress(int32_t t, uint32_t bits, int32_t *out) {
-#if W == 8 && defined(__AVX2__)
-    const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ms__compress_lut[bits]));
-    const __m256i ids = _mm256_add_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_storeu_si256((__m256i *)out, _mm256_permutevar8x32_epi32(ids, idx));
-    return __builtin_popcount(bits);
-#else
-    int32_t n = 0;
-    for (; bits; bits &= bits - 1) out[n++] = t + __builtin_ctz(bits);
-    return n;
-#endif
-}
-
-/* ms__vcompress for the band: the ids, and the lanes' bucket and mass halves packed the same way,
- * so the scalar loop that adds them does no float work. */
+/* The ids t + i of the lanes i set in bits, and those lanes' bucket and mass halves packed the same
+ * way (so the scalar loop that adds them does no float work); returns their count. May write up to
+ * W entries past it. */
 static inline int32_t ms__vcompress_band(int32_t t, uint32_t bits, vi bk, vu qh, vu ql, int32_t *ids, uint32_t *obk,
                                          uint32_t *oqh, uint32_t *oql) {
 #if W == 8 && defined(__AVX2__)
