@@ -26,9 +26,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef MS_FAST_DEBUG
-#include <stdio.h>
-#endif
 
 #include "ms_cpu.h"
 #include "ms_math.h"
@@ -223,9 +220,8 @@ static float ms__kth_largest(float *a, int32_t n, int32_t j) {
 }
 
 #define MS__SAMPLES 4096
-#ifndef MS__BRACKET_SAMPLES
+/* the top-p bracket's sample (8192 and 16384 were tried: no faster, docs/cpu.md) */
 #define MS__BRACKET_SAMPLES 4096
-#endif
 
 /* A threshold with (very likely) at least k and not many more of y[0, V) at or above it, from a
  * strided sample; -inf when sampling cannot help. The caller checks the count. */
@@ -807,10 +803,6 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     for (int attempt = 0;; attempt++) {
         const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
                                            mass_top, cnt_top, band, n_band, &Y);
-#ifdef MS_FAST_DEBUG
-        { int64_t nb = 0; for (int b = b_lo; b <= b_hi; b++) nb += hcnt[b];
-          fprintf(stderr, "dbg attempt %d rc %d band %d..%d tokens %lld top %lld\n", attempt, rc, b_lo, b_hi, (long long)nb, (long long)cnt_top); }
-#endif
         if (rc == 0) break;
         /* the sample misled: widen the side that failed (then both); b_lo = 0, b_hi = NB - 1 always
          * decides. Undecided means every token up to b_hi is kept, so the next range starts there. */
