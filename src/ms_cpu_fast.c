@@ -122,49 +122,18 @@ void ms__fast_scratch_free(ms_scratch *s) {
 
 /* ---- small helpers ----------------------------------------------------------------------------- */
 
-/* The reference's sort key: ascending order is y descending; -0 folds into +0. The low word holds
- * an index into the candidate list (ids ascending, so ties still order by id). */
-static uint64_t ms__fkey(float y, uint32_t idx) {
-    uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
-    uint32_t ord = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-    return ((uint64_t)(~ord) << 32) | idx;
-}
+/* Sort keys are the reference's (ms__desc_key, ms_internal.h); here the low word holds an index
+ * into the candidate list (ids ascending, so ties still order by id). */
 #define MS__FKEY_IDX(k) ((uint32_t)(k))
 #define MS__FKEY_VAL(k) ((k) >> 32)
 
-
-/* In-place heapsort: glibc's qsort allocates for arrays of 1 KiB and more. */
-static void ms__heapsort_u64(uint64_t *a, int32_t n) {
-    for (int32_t start = n / 2 - 1, end = n;; ) {
-        int32_t root;
-        if (start >= 0) {
-            root = start--;
-        } else {
-            if (--end <= 0) return;
-            uint64_t t = a[0];
-            a[0] = a[end];
-            a[end] = t;
-            root = 0;
-        }
-        for (;;) {
-            int32_t child = 2 * root + 1;
-            if (child >= end) break;
-            if (child + 1 < end && a[child + 1] > a[child]) child++;
-            if (a[root] >= a[child]) break;
-            uint64_t t = a[root];
-            a[root] = a[child];
-            a[child] = t;
-            root = child;
-        }
-    }
-}
 
 /* Sorts keys[0, n) ascending. The low words are ascending indices already, so a stable LSD radix
  * sort on the high words (4 passes of 8 bits) gives the full order; tmp needs n entries (NULL: an
  * in-place heapsort). */
 static void ms__sort_keys(uint64_t *keys, int32_t n, uint64_t *tmp) {
     if (n < 64 || !tmp) {
-        ms__heapsort_u64(keys, n);
+        ms__heapsort_u64(keys, (size_t)n);
         return;
     }
     uint64_t *src = keys, *dst = tmp;
@@ -277,7 +246,7 @@ typedef struct ms_cand {
 static int32_t ms__cand_sorted(const ms_cand *c) {
     int32_t n = 0;
     for (int32_t i = 0; i < c->n; i++)
-        if (c->keep[i]) c->keys[n++] = ms__fkey(c->cy[i], (uint32_t)i);
+        if (c->keep[i]) c->keys[n++] = ms__desc_key(c->cy[i], (uint32_t)i);
     ms__sort_keys(c->keys, n, 2 * n <= c->cap ? c->keys + n : NULL);
     return n;
 }
@@ -508,7 +477,7 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
             if (bk == b) ids[n++] = u;
         }
         uint64_t *keys = s->q;
-        for (int32_t i = 0; i < n; i++) keys[i] = ms__fkey(y[ids[i]], (uint32_t)ids[i]);
+        for (int32_t i = 0; i < n; i++) keys[i] = ms__desc_key(y[ids[i]], (uint32_t)ids[i]);
         ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
         uint64_t running = above, gabove = above;
         int64_t gstart = count;

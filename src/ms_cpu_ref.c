@@ -19,14 +19,6 @@ static float ms__load(const void *row, ms_dtype dtype, int32_t t) {
     }
 }
 
-/* An unsigned key whose ascending order is y descending, then id ascending. -0 is folded into +0
- * so that keys are equal exactly when the fp32 values compare equal (SPEC: "strictly greater"). */
-static uint64_t ms__desc_key(float y, int32_t id) {
-    uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
-    uint32_t ord = (u & 0x80000000u) ? ~u : (u | 0x80000000u); /* ascending with y */
-    return ((uint64_t)(~ord) << 32) | (uint32_t)id;
-}
-
 /* Ascending in-place heapsort. Not qsort: glibc's qsort takes a buffer from malloc for arrays of
  * 1 KiB and more, and the library must not allocate while sampling (issue 7; caught by
  * tests/alloc). The keys are distinct (the id is in the low bits), so any correct sort gives the
@@ -44,7 +36,7 @@ static void ms__sift_down(uint64_t *a, size_t root, size_t n) {
     }
 }
 
-static void ms__sort_u64(uint64_t *a, size_t n) {
+void ms__heapsort_u64(uint64_t *a, size_t n) {
     for (size_t i = n / 2; i-- > 0;) ms__sift_down(a, i, n);
     for (size_t end = n; end-- > 1;) {
         uint64_t tmp = a[0];
@@ -58,8 +50,8 @@ static void ms__sort_u64(uint64_t *a, size_t n) {
 static int32_t ms__sorted_survivors(const float *y, const uint8_t *keep, int32_t V, uint64_t *keys) {
     int32_t n = 0;
     for (int32_t t = 0; t < V; t++)
-        if (keep[t]) keys[n++] = ms__desc_key(y[t], t);
-    ms__sort_u64(keys, (size_t)n);
+        if (keep[t]) keys[n++] = ms__desc_key(y[t], (uint32_t)t);
+    ms__heapsort_u64(keys, (size_t)n);
     return n;
 }
 

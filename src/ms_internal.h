@@ -58,6 +58,20 @@ typedef struct ms_row_out {
  * draw is false it stops before the draw (explain). */
 void ms__ref_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out);
 
+/* The sort key of the CPU pipelines: ascending order is y descending, then the low word ascending
+ * (a token id, or an index into a list of ids ascending). -0 is folded into +0 so that keys are
+ * equal exactly when the fp32 values compare equal (SPEC: "strictly greater"). */
+static inline uint64_t ms__desc_key(float y, uint32_t low) {
+    union { float f; uint32_t u; } v;
+    v.f = y == 0.0f ? 0.0f : y;
+    uint32_t ord = (v.u & 0x80000000u) ? ~v.u : (v.u | 0x80000000u); /* ascending with y */
+    return ((uint64_t)(~ord) << 32) | low;
+}
+
+/* Ascending in-place heapsort (ms_cpu_ref.c). Not qsort: glibc's qsort takes a buffer from malloc
+ * for arrays of 1 KiB and more, and the library must not allocate while sampling. */
+void ms__heapsort_u64(uint64_t *a, size_t n);
+
 /* Row of the pending sample, remembered for ms_commit. */
 typedef struct ms_pending_row {
     int32_t slot; /* -1 when its request was removed since */
