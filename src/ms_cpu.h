@@ -42,9 +42,10 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 typedef struct ms_fast_kernels {
     const char *name;
     /* y = sanitize(load(row)), presence-penalised (factor r) where seen has a bit; returns max y.
-     * With ids, also lists the t with y >= tau (ascending) and sets *n_ids. */
+     * With ids, also lists the t with y >= tau (ascending) and sets *n_ids; with ids and sparse,
+     * y[t] is written only for the listed t (and some others), not the whole row. */
     float (*load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
-                      float tau, int32_t *ids, int32_t *n_ids);
+                      float tau, int32_t *ids, int32_t *n_ids, int sparse);
     float (*max)(const float *y, int32_t V);
     /* y /= T in place, w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum; returns the total */
     uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);

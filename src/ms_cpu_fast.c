@@ -584,6 +584,13 @@ static void ms__fast_greedy(const ms_row_job *job, const ms_fast_kernels *K, con
     out->status = MS_ROW_OK;
 }
 
+/* Pass 1 again, storing the whole copy: after a sparse pass 1 (only the listed tokens in y), for a
+ * fallback that needs every token. The same operations on the same inputs: the same values. */
+static void ms__fast_full_copy(const ms_row_job *job, const ms_fast_kernels *K, const uint64_t *seen, float r,
+                               float *y) {
+    (void)K->load_max(job->row, job->dtype, job->V, seen, r, y, 0.0f, NULL, NULL, 0);
+}
+
 void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out) {
     const ms_req_config *cfg = job->cfg;
     const int32_t V = job->V;
@@ -615,29 +622,36 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     const uint64_t *seen = presence ? job->seen : NULL;
     float mx;
     const int32_t P = (V / 8) & ~63; /* a prefix, whole bitset words */
+    const bool windowed = r != 1.0f && cfg->repetition_window > 0 && job->hist && job->hist_len > 0;
+    /* Whether s->y past the prefix holds only the listed tokens: the second part of a two-part
+     * pass 1 lists without writing the copy (the later passes only read the listed tokens;
+     * 7/8 of the row's stores saved: 73-79 -> 69-72 us/row flat at V=151936, docs/cpu.md). A fallback that needs every
+     * token first rebuilds the copy from the caller's row (ms__fast_full_copy: same values). */
+    bool y_sparse = false;
     if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 16384) {
         /* pass 1 in two parts: the prefix, a top-k threshold guessed from it (L1/L2-resident), then
          * the rest listing the tokens above the guess as it streams; the prefix is listed from the
          * copy. One read of the row; the list is checked exactly below. */
         const size_t es = job->dtype == MS_DTYPE_F32 ? 4 : 2;
-        mx = K->load_max(job->row, job->dtype, P, seen, r, s->y, 0.0f, NULL, NULL);
+        mx = K->load_max(job->row, job->dtype, P, seen, r, s->y, 0.0f, NULL, NULL, 0);
         tau_pre = ms__guess_topk_tau_n(s->y, P, V, kk);
         if (!ms__is_neg_inf(tau_pre)) {
             int32_t n1 = K->select_ge(s->y, P, tau_pre, pre), n2 = 0;
             float mx2 = K->load_max((const char *)job->row + (size_t)P * es, job->dtype, V - P, seen ? seen + P / 64 : NULL,
-                                    r, s->y + P, tau_pre, pre + n1, &n2);
+                                    r, s->y + P, tau_pre, pre + n1, &n2, !windowed);
+            y_sparse = !windowed;
             for (int32_t i = n1; i < n1 + n2; i++) pre[i] += P;
             n_pre = n1 + n2;
             if (mx2 > mx) mx = mx2;
         } else {
             float mx2 = K->load_max((const char *)job->row + (size_t)P * es, job->dtype, V - P, seen ? seen + P / 64 : NULL,
-                                    r, s->y + P, 0.0f, NULL, NULL);
+                                    r, s->y + P, 0.0f, NULL, NULL, 0);
             if (mx2 > mx) mx = mx2;
         }
     } else {
-        mx = K->load_max(job->row, job->dtype, V, seen, r, s->y, 0.0f, NULL, NULL);
+        mx = K->load_max(job->row, job->dtype, V, seen, r, s->y, 0.0f, NULL, NULL, 0);
     }
-    if (r != 1.0f && cfg->repetition_window > 0 && job->hist && job->hist_len > 0) {
+    if (windowed) {
         /* 1b, as the reference does it, on the copy; then the max again */
         int32_t *count = s->count;
         int32_t wn = cfg->repetition_window < job->hist_len ? cfg->repetition_window : job->hist_len;
@@ -689,6 +703,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
                     ms__cand_finish(job, s, &c, draw, floor, out);
                     return;
                 }
+                if (y_sparse) ms__fast_full_copy(job, K, seen, r, s->y);
                 c.n = K->select_ge(s->y, V, tau_minp, c.id);
             } else {
                 c.n = 0; /* the list holds every min-p candidate: keep those */
@@ -744,7 +759,10 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         } else {
             c.n = 0;
         }
-        if (c.n == 0) c.n = K->select_ge(s->y, V, ms__neg_inf(), c.id);
+        if (c.n == 0) {
+            if (y_sparse) ms__fast_full_copy(job, K, seen, r, s->y);
+            c.n = K->select_ge(s->y, V, ms__neg_inf(), c.id);
+        }
         ms__cand_fill(&c, s, T, m, 0.0f);
         ms__cand_finish(job, s, &c, draw, floor, out);
         return;

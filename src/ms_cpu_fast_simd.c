@@ -184,16 +184,19 @@ static inline uint64_t ms__hsum_mass(vu hi, vu lo) {
  * `seen` has a bit (r != 1), stored to y; returns max y. Blocks of 64 tokens follow the bitset's
  * words, so a block without a seen token never leaves the vector path. With ids, the same pass lists
  * the tokens with y >= tau (a sampled top-k threshold: few), sparing a second pass. */
-/* Lists the lanes of v that reach tau (rare: the lanes go through memory only then). */
-static inline int32_t ms__vcollect(vf v, vf vt, int32_t t, int32_t *ids, int32_t n) {
+/* Lists the lanes of v that reach tau (rare: the lanes go through memory only then); with
+ * sparse, also stores v at y + t then (the only stores of the vector path). */
+static inline int32_t ms__vcollect(vf v, vf vt, int32_t t, int32_t *ids, int32_t n, float *y, int sparse) {
     vi ge = (vi)(v >= vt);
-    if (ms__vany(ge))
+    if (ms__vany(ge)) {
+        if (sparse) ms__vst(y + t, v);
         for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
+    }
     return n;
 }
 
 float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
-                       float tau, int32_t *ids, int32_t *n_ids) {
+                       float tau, int32_t *ids, int32_t *n_ids, int sparse) {
     /* two running maxima: one chain of compare + select per vector bounded this pass, not memory */
     vf vm = ms__vsplat(ms__neg_inf()), vm2 = vm;
     const vf vt = ms__vsplat(tau);
@@ -202,7 +205,17 @@ float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_
     for (; t + 64 <= V; t += 64) {
         uint64_t word = seen ? seen[t >> 6] : 0;
         if (!word) {
-            if (ids) {
+            if (ids && sparse) {
+                /* no copy of the row: y gets only the vectors holding a listed token */
+                for (int32_t j = 0; j < 64; j += 2 * W) {
+                    vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
+                    vf v2 = ms__vsanitize(ms__vload(row, dtype, t + j + W));
+                    vm = ms__vmax(vm, v);
+                    vm2 = ms__vmax(vm2, v2);
+                    n = ms__vcollect(v, vt, t + j, ids, n, y, 1);
+                    n = ms__vcollect(v2, vt, t + j + W, ids, n, y, 1);
+                }
+            } else if (ids) {
                 for (int32_t j = 0; j < 64; j += 2 * W) {
                     vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
                     vf v2 = ms__vsanitize(ms__vload(row, dtype, t + j + W));
@@ -210,8 +223,8 @@ float MS__FN(load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_
                     ms__vst(y + t + j + W, v2);
                     vm = ms__vmax(vm, v);
                     vm2 = ms__vmax(vm2, v2);
-                    n = ms__vcollect(v, vt, t + j, ids, n);
-                    n = ms__vcollect(v2, vt, t + j + W, ids, n);
+                    n = ms__vcollect(v, vt, t + j, ids, n, y, 0);
+                    n = ms__vcollect(v2, vt, t + j + W, ids, n, y, 0);
                 }
             } else {
                 for (int32_t j = 0; j < 64; j += 2 * W) {

@@ -232,6 +232,55 @@ static void run_bench_settings(int32_t V, int n_cases, uint64_t seed) {
     fx_free(&f);
 }
 
+/* Rows whose first eighth misleads the sampled top-k threshold (the prefix sits 5 above the rest):
+ * the list pass 1 made holds fewer than k tokens, so the row falls back to a pass over every token,
+ * which must first rebuild the copy pass 1 did not write (sparse pass 1); min-p then top-k, and
+ * top-k alone, every dtype and level, penalised tokens in and out of the prefix. */
+TEST(cpu_fast_prefix_misleads) {
+    const int32_t V = 32768;
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {71};
+    int saved = ms__cpu_fast_level();
+    for (int i = 0; i < 12; i++) {
+        for (int32_t t = 0; t < V; t++) f.x[t] = (float)ms_trng_normal(&r) + (t < V / 8 ? 5.0f : 0.0f);
+        const ms_dtype dtype = (ms_dtype)(i % 3);
+        if (dtype == MS_DTYPE_F16)
+            for (int32_t t = 0; t < V; t++) f.h[t] = f32_to_f16(f.x[t]);
+        if (dtype == MS_DTYPE_BF16)
+            for (int32_t t = 0; t < V; t++) f.h[t] = f32_to_bf16(f.x[t]);
+        memset(f.seen, 0, (size_t)(V + 63) / 64 * 8);
+        for (int j = 0; j < 64; j++) ms__bit_set(f.seen, (int32_t)ms_trng_below(&r, (uint32_t)V));
+        ms_req_config cfg = ms_req_config_default();
+        cfg.temperature = 0.7f;
+        cfg.top_k = 200;
+        cfg.min_p = (i / 3) % 2 ? 0.0f : 0.05f;
+        cfg.top_p = i / 6 ? 0.9f : 1.0f;
+        cfg.repetition_penalty = 1.3f;
+        cfg.seed = ms_trng_next(&r);
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.seen = f.seen;
+        job.apply_penalty = job.apply_filters = true;
+        job.V = V;
+        job.row = dtype == MS_DTYPE_F32 ? (const void *)f.x : (const void *)f.h;
+        job.dtype = dtype;
+        char what[96];
+        snprintf(what, sizeof what, "prefix V=%d case %d dtype %d minp=%g p=%g", (int)V, i, (int)dtype, cfg.min_p,
+                 cfg.top_p);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+            if (!ms__cpu_fast_level_ok(level)) continue;
+            ms__cpu_fast_set_level(level);
+            /* a stale copy from another row must not leak in: fill the fast scratch with it first */
+            for (int32_t t = 0; t < V; t++) f.b.y[t] = 100.0f;
+            compare_job(&f, &job, what);
+        }
+    }
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
+
 TEST(cpu_fast_levels_offered) {
     /* the portable levels always exist; the chosen level is usable */
     CHECK(ms__cpu_fast_level_ok(MS_FAST_GENERIC));
