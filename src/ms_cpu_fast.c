@@ -202,22 +202,26 @@ static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) { return m
  * above it, if the n tokens look like the rest. */
 static float ms__guess_topk_tau_n(const float *y, int32_t n_in, int32_t V, int32_t k) {
     if (n_in < 2048 || V < 8192 || k > V / 16) return ms__neg_inf();
-    float sample[MS__SAMPLES];
     const int32_t every = n_in == V ? 16 : 4; /* the whole row: every 16th token at most; a prefix: 4th */
     const int32_t ns = n_in / every < MS__SAMPLES ? n_in / every : MS__SAMPLES;
     const int32_t stride = n_in / ns;
     /* runs of 16 neighbours (one cache line each) rather than single tokens: 16x fewer lines */
     const int32_t run_gap = 16 * stride;
-    for (int32_t i = 0; i < ns; i++) sample[i] = y[(i >> 4) * run_gap + (i & 15)];
     /* the k largest of V are about k ns / V samples; take 2x plus slack for sampling noise */
     int32_t j = (int32_t)(2 * ((int64_t)k * ns + V - 1) / V) + 8;
     if (j > ns) return ms__neg_inf();
-    if (j > 64) return ms__kth_largest(sample, ns, j);
+    if (j > 64) {
+        float sample[MS__SAMPLES]; /* (the quickselect reorders: a copy) */
+        for (int32_t i = 0; i < ns; i++) sample[i] = y[(i >> 4) * run_gap + (i & 15)];
+        return ms__kth_largest(sample, ns, j);
+    }
     /* small j (the usual top-k): keep the j largest in a sorted array; most samples fail the
      * first comparison */
     float top[64];
     int32_t n = 0;
     for (int32_t i0 = 0; i0 < ns; i0 += 16) {
+        /* sample i is y[(i >> 4) run_gap + (i & 15)]: read in place, no gathered copy */
+        const float *sample = y + (i0 >> 4) * run_gap - i0;
         const int32_t i1 = i0 + 16 < ns ? i0 + 16 : ns;
         if (n == j && i1 - i0 == 16) {
             /* once top is full, a run of 16 with none above top[j - 1] changes nothing: one
