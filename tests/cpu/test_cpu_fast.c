@@ -281,6 +281,42 @@ TEST(cpu_fast_prefix_misleads) {
     fx_free(&f);
 }
 
+/* min-p then top-k on flat rows shifted below zero (and around it): pass 1's list is cut to its
+ * top k by a radix select over the floats' bits, whose negative keys this exercises. */
+TEST(cpu_fast_trim_signs) {
+    const int32_t V = 32768;
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {83};
+    int saved = ms__cpu_fast_level();
+    static const float shifts[] = {-20.0f, -3.0f, 0.0f, -1e-3f};
+    for (int i = 0; i < 8; i++) {
+        for (int32_t t = 0; t < V; t++) f.x[t] = (float)ms_trng_normal(&r) * (i & 1 ? 1.0f : 1e-3f) + shifts[i / 2];
+        ms_req_config cfg = ms_req_config_default();
+        cfg.temperature = 0.7f;
+        cfg.top_k = i & 1 ? 50 : 5;
+        cfg.min_p = 0.05f;
+        cfg.top_p = 0.9f;
+        cfg.seed = ms_trng_next(&r);
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.apply_penalty = job.apply_filters = true;
+        job.V = V;
+        job.row = f.x;
+        job.dtype = MS_DTYPE_F32;
+        char what[64];
+        snprintf(what, sizeof what, "trim V=%d case %d shift %g", (int)V, i, shifts[i / 2]);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+            if (!ms__cpu_fast_level_ok(level)) continue;
+            ms__cpu_fast_set_level(level);
+            compare_job(&f, &job, what);
+        }
+    }
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
+
 TEST(cpu_fast_levels_offered) {
     /* the portable levels always exist; the chosen level is usable */
     CHECK(ms__cpu_fast_level_ok(MS_FAST_GENERIC));
