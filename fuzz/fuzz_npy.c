@@ -11,15 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "ms_npy.h"
-
-#define npy_check(cond)                                                           \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "fuzz property broken at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                              \
-        }                                                                         \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned char *buf = (unsigned char *)malloc(size ? size : 1);
@@ -28,19 +21,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(err, 'x', sizeof err);
     ms_npy_array a;
     int rc = ms_npy_parse(buf, size, &a, err, sizeof err);
-    npy_check(rc == 0 || rc == -1);
+    ms_fuzz_check(rc == 0 || rc == -1);
     if (rc == -1) {
-        npy_check(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
-        npy_check(strchr(err, '\n') == NULL);
+        ms_fuzz_check(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
+        ms_fuzz_check(strchr(err, '\n') == NULL);
     } else {
-        npy_check(a.dtype == MS_NPY_F4 || a.dtype == MS_NPY_F2 || a.dtype == MS_NPY_U2);
-        npy_check(a.elem_size == (a.dtype == MS_NPY_F4 ? 4u : 2u));
-        npy_check(a.rows >= 0 && a.cols >= 0);
-        npy_check(a.cols == 0 || (uint64_t)a.rows <= SIZE_MAX / (uint64_t)a.cols / a.elem_size);
-        npy_check(a.data_size == (size_t)a.rows * (size_t)a.cols * a.elem_size);
+        ms_fuzz_check(a.dtype == MS_NPY_F4 || a.dtype == MS_NPY_F2 || a.dtype == MS_NPY_U2);
+        ms_fuzz_check(a.elem_size == (a.dtype == MS_NPY_F4 ? 4u : 2u));
+        ms_fuzz_check(a.rows >= 0 && a.cols >= 0);
+        ms_fuzz_check(a.cols == 0 || (uint64_t)a.rows <= SIZE_MAX / (uint64_t)a.cols / a.elem_size);
+        ms_fuzz_check(a.data_size == (size_t)a.rows * (size_t)a.cols * a.elem_size);
         const unsigned char *p = (const unsigned char *)a.data;
-        npy_check(p >= buf && p <= buf + size && a.data_size <= (size_t)(buf + size - p));
-        npy_check(ms_npy_dtype_name(a.dtype) != NULL);
+        ms_fuzz_check(p >= buf && p <= buf + size && a.data_size <= (size_t)(buf + size - p));
+        ms_fuzz_check(ms_npy_dtype_name(a.dtype) != NULL);
         /* touch every byte the reader hands out */
         unsigned acc = 0;
         for (size_t i = 0; i < a.data_size; i++) acc += p[i];

@@ -12,15 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "ms_scenario.h"
-
-#define scn_check(cond)                                                           \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "fuzz property broken at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                              \
-        }                                                                         \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = (char *)malloc(size ? size : 1);
@@ -30,28 +23,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ms_scenario s;
     memset(&s, 0x5a, sizeof s); /* the reader must not rely on a zeroed struct */
     int rc = ms_scenario_parse(text, size, &s, err, sizeof err);
-    scn_check(rc == 0 || rc == -1);
+    ms_fuzz_check(rc == 0 || rc == -1);
     if (rc == -1) {
-        scn_check(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
+        ms_fuzz_check(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
     } else {
-        scn_check(s.n_requests >= 0 && (s.n_requests == 0 || s.requests));
-        scn_check(s.n_rows >= 0 && (s.n_rows == 0 || s.rows));
+        ms_fuzz_check(s.n_requests >= 0 && (s.n_requests == 0 || s.requests));
+        ms_fuzz_check(s.n_rows >= 0 && (s.n_rows == 0 || s.rows));
         char msg[128];
         int src = ms_spec_check(&s.spec, msg, sizeof msg);
-        scn_check(src == MS_OK || src == MS_ESPEC || src == MS_EINVAL);
+        ms_fuzz_check(src == MS_OK || src == MS_ESPEC || src == MS_EINVAL);
         for (int32_t i = 0; i < s.n_requests; i++) {
             const ms_scn_request *r = &s.requests[i];
-            scn_check(r->n_prompt >= 0 && (r->n_prompt == 0 || r->prompt));
-            scn_check(r->n_generated >= 0 && (r->n_generated == 0 || r->generated));
+            ms_fuzz_check(r->n_prompt >= 0 && (r->n_prompt == 0 || r->prompt));
+            ms_fuzz_check(r->n_generated >= 0 && (r->n_generated == 0 || r->generated));
             int vrc = ms_req_config_validate(&r->cfg, src == MS_OK ? &s.spec : NULL, msg, sizeof msg);
-            scn_check(vrc == MS_OK || vrc == MS_ECONFIG || vrc == MS_ECAPABILITY);
+            ms_fuzz_check(vrc == MS_OK || vrc == MS_ECONFIG || vrc == MS_ECAPABILITY);
             unsigned acc = 0;
             for (int32_t k = 0; k < r->n_prompt; k++) acc += (unsigned)r->prompt[k];
             for (int32_t k = 0; k < r->n_generated; k++) acc += (unsigned)r->generated[k];
             (void)acc;
         }
         for (int32_t k = 0; k < s.n_rows; k++) (void)s.rows[k];
-        if (s.logits_path) scn_check(strlen(s.logits_path) < size + 1);
+        if (s.logits_path) ms_fuzz_check(strlen(s.logits_path) < size + 1);
     }
     ms_scenario_free(&s);
     free(text);
