@@ -23,7 +23,7 @@ static const char *const ms__bench_usage =
     "  --vocab V[,V...]         vocabulary sizes (default 151936)\n"
     "  --batch B[,B...]         rows per call (default 1)\n"
     "  --threads N[,N...]       CPU threads of the resource, 0 = all cores (default 1)\n"
-    "  --shape flat|peaked|both logits N(0,1), or 3 N(0,1) with 0.3%% raised by 8 (default both)\n"
+    "  --shape flat|peaked|both logits N(0,1), or 3 N(0,1) with 0.3% raised by 8 (default both)\n"
     "  --setting full|top-p|both  full: presence penalty over 64 seen tokens, T 0.7, min-p 0.05,\n"
     "                           top-k 50, top-p 0.9; top-p: T 0.7, top-p 0.9 alone (default both)\n"
     "  --reps R                 timed calls per configuration, median reported (default 15)\n"
