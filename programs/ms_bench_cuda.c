@@ -13,6 +13,12 @@
 
 #include "ms_bench.h"
 #include "msampler.h"
+#ifdef MSAMPLER_HAVE_FLASHINFER /* FlashInfer timed live on the same buffers (cmake/flashinfer.cmake) */
+#include "ms_bench_flashinfer.h"
+#define BC_FI_NOTE "# flashinfer: LIVE, its softmax (T 0.7) + top-k 50/top-p 0.9 sampling (full) or top-p 0.9 sampling (top-p), timed like us\n"
+#else
+#define BC_FI_NOTE "# flashinfer: its softmax + top-k/top-p from ANCHORS.md (same card and shapes; top-p setting only)\n"
+#endif
 
 #if defined(MSAMPLE_HAVE_CUDA) || defined(MS_BENCH_CUDA_STANDALONE)
 #include <cuda_runtime_api.h>
@@ -256,14 +262,20 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
         }
     }
     const char *sname = setting == MS_BENCH_FULL ? "full" : "top-p";
-    const double anchor = setting == MS_BENCH_FULL ? -1 : bc_anchor(peaked, B, V);
+    double anchor = setting == MS_BENCH_FULL ? -1 : bc_anchor(peaked, B, V);
+    char fij[320] = "null"; /* the JSON line's "flashinfer" value */
+#ifdef MSAMPLER_HAVE_FLASHINFER
+    anchor = ms_bench_flashinfer_cell(dx, nsets, B, V, setting == MS_BENCH_FULL ? 50 : 0, steps, o->json, fij, sizeof fij);
+#else
+    if (anchor > 0) snprintf(fij, sizeof fij, "{\"us\":%.0f,\"source\":\"ANCHORS.md\"}", anchor);
+#endif
     if (o->json) {
         printf("{\"backend\":\"cuda\",\"setting\":\"%s\",\"shape\":\"%s\",\"batch\":%d,\"vocab\":%d,\"us_per_step\":%.2f,"
                "\"floor_us\":%.2f,\"read_us\":%.2f,\"empty_step_us\":%.2f,\"ratio\":%.2f,\"us_per_row\":%.3f,\"floor_us_per_row\":%.3f,\"threads\":0,"
                "\"baseline_us_per_row\":null,\"tokens_checked\":%d,\"tokens_match\":%s,\"copy_bw_gbs\":%.0f,"
-               "\"input_sets\":%zu}\n",
+               "\"input_sets\":%zu,\"flashinfer\":%s}\n",
                sname, peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us, us / B, floor_us / B, checked,
-               checked == agree ? "true" : "false", bw / 1e9, nsets);
+               checked == agree ? "true" : "false", bw / 1e9, nsets, fij);
     } else {
         char anc[32] = "-";
         if (anchor > 0) snprintf(anc, sizeof anc, "%.0f", anchor);
@@ -300,7 +312,7 @@ int msample_bench_cuda(const ms_bench_opts *o) {
         printf("# time: median of CUDA-event-timed graph replays of ms_cuda_sample_rows (fp32 logits), inputs rotated\n"
                "# over >= %.0f MB; floor = read_us (one read of the logits at the copy bandwidth) + the empty graph step;\n"
                "# ratio = us/step / floor; tokens: equal to MS_BACKEND_CPU_REF on the same rows;\n"
-               "# flashinfer: its softmax + top-k/top-p from ANCHORS.md (same card and shapes; top-p setting only)\n",
+               BC_FI_NOTE,
                o->min_buffer_mb);
         printf("%-6s %-7s %5s %7s %10s %9s %8s %7s %14s %s\n", "set", "shape", "B", "V", "us/step", "floor_us", "read_us",
                "ratio", "tokens", "flashinfer_us");
