@@ -37,7 +37,7 @@ log "machine"
 log "build (build-gpu-fi)"
 timeout 400 cmake -S . -B build-gpu-fi -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF -DMSAMPLER_FLASHINFER_INCLUDE="$FI_INC" >"$OUT/build_fi.log" 2>&1 &&
-  timeout 400 cmake --build build-gpu-fi -j16 --target ms_bench_cuda >>"$OUT/build_fi.log" 2>&1
+  timeout 400 cmake --build build-gpu-fi -j"${JOBS:-$(nproc)}" --target ms_bench_cuda >>"$OUT/build_fi.log" 2>&1
 rc=$?
 tail -3 "$OUT/build_fi.log"
 if [ $rc -ne 0 ]; then
