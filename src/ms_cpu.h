@@ -43,7 +43,8 @@ typedef struct ms_fast_kernels {
     const char *name;
     /* y = sanitize(load(row)), presence-penalised (factor r) where seen has a bit; returns max y.
      * With ids, also lists the t with y >= tau (ascending) and sets *n_ids; with ids and sparse,
-     * y[t] is written only for the listed t (and some others), not the whole row. */
+     * y[t] is written only for the listed t (and some others), not the whole row; then tau must be
+     * above -inf (the sparse loop compares the loads before turning NaN into -inf). */
     float (*load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
                       float tau, int32_t *ids, int32_t *n_ids, int sparse);
     float (*max)(const float *y, int32_t V);

@@ -189,6 +189,17 @@ static float ms__kth_largest(float *a, int32_t n, int32_t j) {
 }
 
 #define MS__SAMPLES 4096
+/* Pass 1's guess from its prefix (round 4): 1024 samples and the (2 ceil(k ns / V) + 1)-th largest
+ * (3rd for k = 50 at V = 151936), not 4096 and the 12th. The guess only chooses what pass 1 lists;
+ * the list is checked exactly. About as many tokens listed (~445 expected at k = 50), a guess 4x
+ * cheaper (the 4096-sample guess was ~10 % of the flat full pipeline's instructions, ~4 us); the
+ * row's k-th largest falls below the guess, so the check fails and the fallback runs, when 3 of
+ * the 1024 samples lie above it: about 0.5 % of rows (Poisson, mean 0.34). A slack of 2 (0.04 %)
+ * listed ~150 more tokens per row and measured slower. docs/cpu.md has the numbers. */
+#define MS__PRE_SAMPLES 1024
+#define MS__PRE_SLACK 1
+/* the prefix: 1/8 of the row (1/16 measured no faster) */
+#define MS__PRE_DIV 8
 /* the top-p bracket's sample (8192 and 16384 were tried: no faster, docs/cpu.md) */
 #define MS__BRACKET_SAMPLES 4096
 
@@ -203,12 +214,13 @@ static float ms__guess_topk_tau(const float *y, int32_t V, int32_t k) { return m
 static float ms__guess_topk_tau_n(const float *y, int32_t n_in, int32_t V, int32_t k) {
     if (n_in < 2048 || V < 8192 || k > V / 16) return ms__neg_inf();
     const int32_t every = n_in == V ? 16 : 4; /* the whole row: every 16th token at most; a prefix: 4th */
-    const int32_t ns = n_in / every < MS__SAMPLES ? n_in / every : MS__SAMPLES;
+    const int32_t cap = n_in == V ? MS__SAMPLES : MS__PRE_SAMPLES;
+    const int32_t ns = n_in / every < cap ? n_in / every : cap;
     const int32_t stride = n_in / ns;
     /* runs of 16 neighbours (one cache line each) rather than single tokens: 16x fewer lines */
     const int32_t run_gap = 16 * stride;
     /* the k largest of V are about k ns / V samples; take 2x plus slack for sampling noise */
-    int32_t j = (int32_t)(2 * ((int64_t)k * ns + V - 1) / V) + 8;
+    int32_t j = (int32_t)(2 * ((int64_t)k * ns + V - 1) / V) + (n_in == V ? 8 : MS__PRE_SLACK);
     if (j > ns) return ms__neg_inf();
     if (j > 64) {
         float sample[MS__SAMPLES]; /* (the quickselect reorders: a copy) */
@@ -687,7 +699,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     float tau_pre = ms__neg_inf();
     const uint64_t *seen = presence ? job->seen : NULL;
     float mx;
-    const int32_t P = (V / 8) & ~63; /* a prefix, whole bitset words */
+    const int32_t P = (V / MS__PRE_DIV) & ~63; /* a prefix, whole bitset words */
     const bool windowed = r != 1.0f && cfg->repetition_window > 0 && job->hist && job->hist_len > 0;
     /* Whether s->y past the prefix holds only the listed tokens: the second part of a two-part
      * pass 1 lists without writing the copy (the later passes only read the listed tokens;

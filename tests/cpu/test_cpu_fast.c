@@ -317,6 +317,58 @@ TEST(cpu_fast_trim_signs) {
     fx_free(&f);
 }
 
+/* NaN logits in the sparse part of pass 1 (round 4): that loop takes the max and tests tau on the
+ * raw loads and turns NaN into -inf only in a block with a listed token, so NaN must neither win
+ * the max nor be listed. Rows with NaN scattered (1 in 7), NaN runs of whole 64-token blocks, and
+ * NaN right beside the row's maximum; min-p then top-k and top-k alone, every dtype and level. */
+TEST(cpu_fast_pass1_nan) {
+    const int32_t V = 32768;
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {97};
+    int saved = ms__cpu_fast_level();
+    for (int i = 0; i < 12; i++) {
+        for (int32_t t = 0; t < V; t++) {
+            float v = (float)ms_trng_normal(&r);
+            if (i % 3 == 0 && t % 7 == 3) v = NAN;
+            if (i % 3 == 1 && (t / 64) % 5 == 2) v = NAN;
+            f.x[t] = v;
+        }
+        if (i % 3 == 2) { /* the maximum past the prefix, NaN in the rest of its vector and block */
+            const int32_t at = V / 2 + 64 * (int32_t)ms_trng_below(&r, 64) + 5;
+            for (int32_t t = at - 5; t < at + 59; t++) f.x[t] = NAN;
+            f.x[at] = 9.0f;
+        }
+        const ms_dtype dtype = (ms_dtype)((i / 3) % 3);
+        if (dtype == MS_DTYPE_F16)
+            for (int32_t t = 0; t < V; t++) f.h[t] = f32_to_f16(f.x[t]);
+        if (dtype == MS_DTYPE_BF16)
+            for (int32_t t = 0; t < V; t++) f.h[t] = f32_to_bf16(f.x[t]);
+        ms_req_config cfg = ms_req_config_default();
+        cfg.temperature = 0.7f;
+        cfg.top_k = 50;
+        cfg.min_p = i % 2 ? 0.0f : 0.05f;
+        cfg.top_p = 0.9f;
+        cfg.seed = ms_trng_next(&r);
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.apply_penalty = job.apply_filters = true;
+        job.V = V;
+        job.row = dtype == MS_DTYPE_F32 ? (const void *)f.x : (const void *)f.h;
+        job.dtype = dtype;
+        char what[64];
+        snprintf(what, sizeof what, "nan V=%d case %d dtype %d minp=%g", (int)V, i, (int)dtype, cfg.min_p);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+            if (!ms__cpu_fast_level_ok(level)) continue;
+            ms__cpu_fast_set_level(level);
+            compare_job(&f, &job, what);
+        }
+    }
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
+
 TEST(cpu_fast_levels_offered) {
     /* the portable levels always exist; the chosen level is usable */
     CHECK(ms__cpu_fast_level_ok(MS_FAST_GENERIC));
