@@ -165,6 +165,13 @@ extern "C" int ms_bench_flashinfer(const float *d_sets, size_t nsets, int32_t B,
     if (!d_sets || !r || nsets < 1 || B < 1 || V < 1 || steps < 1 || !(temperature > 0)) return -1;
     memset(r, 0, sizeof *r);
     snprintf(r->version, sizeof r->version, "%s", MS_FLASHINFER_VERSION);
+    /* which sampler FlashInfer picks here: on sm_90 small batches split a row over a cluster */
+    using flashinfer::sampling::SplitRowSamplingMode;
+    r->cluster = (int)(top_k > 0
+                           ? flashinfer::sampling::GetSplitRowSamplingClusterSize<SplitRowSamplingMode::kTopKTopP>(
+                                 (uint32_t)B, (uint32_t)V)
+                           : flashinfer::sampling::GetSplitRowSamplingClusterSize<SplitRowSamplingMode::kTopP>(
+                                 (uint32_t)B, (uint32_t)V));
     const FiArgs a{d_sets, B, V, temperature, top_p, top_k};
     FiBufs b;
     /* scratch before any timing: the probabilities (also the softmax's split-row partials), the
@@ -244,8 +251,8 @@ extern "C" double ms_bench_flashinfer_cell(const float *d_sets, size_t nsets, in
     if (json && json_len)
         snprintf(json, json_len,
                  "{\"us\":%.2f,\"softmax_us\":%.2f,\"tokens_checked\":%d,\"tokens_ok\":%d,\"how\":\"%s\","
-                 "\"version\":\"%s\",\"source\":\"live\"}",
-                 r.us, r.softmax_us, r.checked, r.ok, r.how, r.version);
+                 "\"version\":\"%s\",\"sampler_cluster\":%d,\"source\":\"live\"}",
+                 r.us, r.softmax_us, r.checked, r.ok, r.how, r.version, r.cluster);
     if (!json_mode && !told) {
         printf("# flashinfer %s: %s (softmax alone: see --json)\n", r.version, r.how);
         told = true;

@@ -18,6 +18,7 @@ typedef struct {
     int ok;            /* of those: in range, valid, inside the top-k / top-p set */
     char how[96];      /* how it was timed: "graph replays, PDL" etc. */
     char version[32];  /* FlashInfer's version the headers came from, if known */
+    int cluster;       /* CTAs per row of its split-row sampler on this device (0 or 1: one CTA per row) */
 } ms_bench_fi_result;
 
 /* d_sets: nsets copies of fp32 logits [B, V] back to back in device memory (the rotated buffers

@@ -67,17 +67,18 @@ print("FlashInfer %s (%s); copy bandwidth %s GB/s; times: medians in us per step
       % (fi0.get("version", "?"), fi0.get("how", "?"), rows[0]["copy_bw_gbs"] if rows else "?"))
 print("full: ours = presence penalty, T 0.7, min-p 0.05, top-k 50, top-p 0.9; FlashInfer = softmax(T 0.7) + top-k 50/top-p 0.9.")
 print("top-p: ours = T 0.7, top-p 0.9; FlashInfer = softmax(T 0.7) + top-p 0.9. Deterministic mode.\n")
-print("| setting | shape | B | V | ours | floor | ours/floor | our tokens = CPU ref | FlashInfer | FI softmax alone | FI tokens ok | FI / ours |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| setting | shape | B | V | ours | floor | ours/floor | our tokens = CPU ref | FlashInfer | FI softmax alone | FI tokens ok | FI CTAs/row | FI / ours |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     f = r.get("flashinfer") or {}
     fu = f.get("us")
-    print("| %s | %s | %d | %d | %.1f | %.1f | %.2f | %s/%d | %s | %s | %s | %s |" % (
+    print("| %s | %s | %d | %d | %.1f | %.1f | %.2f | %s (%d rows) | %s | %s | %s | %s | %s |" % (
         r["setting"], r["shape"], r["batch"], r["vocab"], r["us_per_step"], r["floor_us"], r["ratio"],
-        "all" if r["tokens_match"] else "NOT all", r["tokens_checked"],
+        "yes" if r["tokens_match"] else "NO", r["tokens_checked"],
         "%.1f" % fu if fu is not None else "-",
         "%.1f" % f["softmax_us"] if "softmax_us" in f else "-",
         "%d/%d" % (f["tokens_ok"], f["tokens_checked"]) if "tokens_ok" in f else "-",
+        max(1, f["sampler_cluster"]) if "sampler_cluster" in f else "-",
         "%.1f" % (fu / r["us_per_step"]) if fu else "-"))
 EOF
 cat "$OUT/bench_fi.md"
