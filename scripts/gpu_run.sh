@@ -17,17 +17,25 @@ nvcc --version | tail -1 | tee -a "$OUT/machine.txt"
 git rev-parse HEAD 2>/dev/null | tee -a "$OUT/machine.txt"
 
 log "build"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+[ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
 rc=$?
-tail -3 "$OUT/build.log"
+[ -n "${SKIP_BUILD:-}" ] || tail -3 "$OUT/build.log"
 if [ $rc -ne 0 ]; then grep -iE "error" "$OUT/build.log" | head -30; exit 1; fi
 T=build-gpu/tests/cuda/ms_cuda_tests
 
+# r2 (round 2 of issue 4): the tests, the full-setting table, then ncu kernel times, in one call
+if [ "$what" = r2 ]; then
+  for w in test bench prof; do
+    SKIP_BUILD=1 "$0" $w "$@" || true
+  done
+  exit 0
+fi
+
 if [ "$what" = all ] || [ "$what" = test ]; then
   log "tests"
-  for t in cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_many_steps cuda_identity_matrix; do
+  for t in cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_many_steps cuda_identity_matrix cuda_identity_lite; do
     s=$(date +%s)
     timeout 300 $T $t 2>&1 | tail -25 | tee -a "$OUT/tests.log"
     echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"

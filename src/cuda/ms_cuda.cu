@@ -34,7 +34,7 @@ extern "C" {
 #define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
 #define MS_CU_T123 256                     /* threads of K1..K3 */
 #define MS_CU_T4 512                       /* threads of K4 */
-#define MS_CU_STAGE_SH 1024               /* K2's per-block staging of min-p survivors */
+#define MS_CU_STAGE_SH 2048               /* K2's per-block staging of min-p survivors */
 #ifndef MS_CU_K2_NG
 #  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
 #endif
@@ -166,15 +166,23 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
         const int32_t tv = t0 + ((t1 - t0) & ~3); /* end of the whole groups */
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
+            uint32_t words[NG]; /* the 32-bit half of the seen set's word that holds the group */
+            /* the seen-set words are loaded with the logits, not after them: otherwise every
+             * iteration waits for two memory latencies in a row */
 #pragma unroll
-            for (int u = 0; u < NG; u++)
-                if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+            for (int u = 0; u < NG; u++) {
+                words[u] = 0;
+                if (t + u * step < tv) {
+                    ms_cu_load4(c, t + u * step, v[u]);
+                    /* a group of 4 (t multiple of 4) lies in one 64-bit word of the seen set */
+                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+                }
+            }
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
                 if (tg < tv) {
-                    /* a group of 4 (t multiple of 4) lies in one 64-bit word of the seen set */
-                    const uint64_t word = c.pres ? c.seen[tg >> 6] : 0;
+                    const uint32_t word = words[u];
 #pragma unroll
                     for (int k = 0; k < 4; k++) {
                         float x;
@@ -182,7 +190,7 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
                             x = ms_cu_pen(c, v[u][k], tg + k);
                         } else {
                             x = ms__sanitize(v[u][k]);
-                            if ((word >> ((tg + k) & 63)) & 1u) x = ms__penalize(x, c.sl.rep);
+                            if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
                         }
                         f(tg + k, x);
                     }
@@ -294,6 +302,99 @@ __device__ __forceinline__ ms_cu_filt ms_cu_filters(const ms_cu_row &c) {
     return f;
 }
 
+/* A "lite" row (min-p on, a top-k of at most MS_CU_STAGE_SH): K2 gathers, per block, only the chunk's
+ * top-k (with ties) among its min-p survivors S0, and no histogram. Why that is exact: a token that
+ * top-k keeps has fewer than k tokens of S0 strictly above it in the whole row, hence fewer than k in
+ * its own chunk; the union of the chunks' lists therefore holds the row's top-k of S0 (whose members
+ * are also the k largest of the union), so the union's own top-k, to which K4 trims it, is exactly
+ * that set, and it holds every token of S0 above any of its members (the prefix masses are exact).
+ * In the HF order top-k runs after top-p, whose kept set is closed upward within S0, so the same holds
+ * with k' = max(k, min_keep). Top-p in the HF order needs S0's whole mass: K2 sums it (integers). */
+__device__ __forceinline__ int32_t ms_cu_lite_k(const ms_cu_row &c, const ms_cu_filt &f) {
+    const int32_t kk = f.k > 0 ? f.k : f.k2;
+    return (c.minp_on && kk > 0 && kk <= MS_CU_STAGE_SH) ? kk : 0;
+}
+
+
+/* The key v of the kk-th largest of a set (ties counted: fewer than kk keys above v, at least kk at or
+ * above it), by an 8-bit radix descent over block-wide shared histograms. The set has more than kk
+ * elements; each(f) calls f(key) for every element this thread owns. h: 256 shared words; res: 2. */
+template <class EACH>
+__device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, uint32_t *res) {
+    /* The keys of a row's survivors share their top bits (sign, most of the exponent): find the
+     * common prefix of the smallest and largest key first and descend from the first digit where they
+     * differ, instead of piling every key onto one histogram bin. */
+    if (threadIdx.x == 0) {
+        res[0] = 0xffffffffu;
+        res[1] = 0;
+    }
+    __syncthreads();
+    uint32_t lo = 0xffffffffu, hi = 0;
+    each([&](uint32_t key) {
+        lo = key < lo ? key : lo;
+        hi = key > hi ? key : hi;
+    });
+    lo = __reduce_min_sync(0xffffffffu, lo);
+    hi = __reduce_max_sync(0xffffffffu, hi);
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&res[0], lo);
+        atomicMax(&res[1], hi);
+    }
+    __syncthreads();
+    lo = res[0];
+    hi = res[1];
+    __syncthreads();
+    if (lo == hi) return lo; /* all equal */
+    const int level0 = __clz(lo ^ hi) >> 3; /* whole leading bytes shared by every key */
+    uint32_t prefix = level0 > 0 ? lo >> (32 - 8 * level0) : 0, need = kk;
+    for (int level = level0; level < 4; level++) {
+        const int sh = 24 - 8 * level;
+        for (int i = threadIdx.x; i < 256; i += blockDim.x) h[i] = 0;
+        __syncthreads();
+        each([&](uint32_t key) {
+            /* one shared atomic per distinct digit in the warp (survivors crowd into few bins) */
+            const uint32_t d = (level > 0 && (key >> (sh + 8)) != prefix) ? 256u : (key >> sh) & 255u;
+            const unsigned grp = __match_any_sync(__activemask(), d);
+            if (d < 256u && (int)(threadIdx.x & 31) == __ffs(grp) - 1) atomicAdd(&h[d], (uint32_t)__popc(grp));
+        });
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            const int lane = threadIdx.x;
+            uint32_t lc = 0;
+            for (int i = 0; i < 8; i++) lc += h[255 - (lane * 8 + i)];
+            uint32_t inc = lc;
+            for (int o = 1; o < 32; o <<= 1) {
+                uint32_t n = __shfl_up_sync(0xffffffffu, inc, o);
+                if (lane >= o) inc += n;
+            }
+            uint32_t cc = inc - lc;
+            for (int i = 0; i < 8; i++) {
+                const int d = 255 - (lane * 8 + i);
+                const uint32_t n = h[d];
+                if (n && cc < need && cc + n >= need) { /* exactly one digit of one lane */
+                    res[0] = (prefix << 8) | (uint32_t)d;
+                    res[1] = need - cc;
+                }
+                cc += n;
+            }
+        }
+        __syncthreads();
+        prefix = res[0];
+        need = res[1];
+        __syncthreads();
+    }
+    return prefix;
+}
+
+/* The keys of (key << 32 | id) entries in shared memory, spread over the block. */
+struct ms_cu_keys_sh {
+    const unsigned long long *v;
+    uint32_t n;
+    template <class F> __device__ __forceinline__ void operator()(F f) const {
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) f((uint32_t)(v[i] >> 32));
+    }
+};
+
 /* Warp / block reductions and scans. */
 __device__ __forceinline__ uint64_t ms_cu_warp_incl_u64(uint64_t v) {
     for (int o = 1; o < 32; o <<= 1) {
@@ -388,7 +489,8 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
         });
         v0 = mk;
         /* K2's histogram must start at zero: this row's blocks clear it between them. */
-        if (ms_cu_filters(c).k2run)
+        const ms_cu_filt f = ms_cu_filters(c);
+        if (f.k2run && ms_cu_lite_k(c, f) == 0)
             for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_HB; i += a.G * blockDim.x) {
                 a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
                 a.hmass[(size_t)r * MS_CU_HB + i] = 0;
@@ -442,6 +544,89 @@ __device__ __forceinline__ bool ms_cu_set_max(ms_cu_row &c, const ms_cu_rowstat 
     return true;
 }
 
+/* K2 for a lite row (see ms_cu_lite_k): the chunk's min-p survivors S0, staged in shared memory; their
+ * mass added to the row's m0; the chunk's top-kk of S0 (ties kept) appended to the row's candidates.
+ * A chunk with more survivors than the stage holds finds its kk-th key by re-reading the chunk (from
+ * L2) instead. Candidates past MS_CU_CAND make K4 take the exact whole-row path. */
+struct ms_cu_keys_chunk {
+    const ms_cu_row *c;
+    int32_t t0, t1;
+    template <class F> __device__ __forceinline__ void operator()(F f) const {
+        const ms_cu_row &cr = *c;
+        ms_cu_for_chunk<2>(cr, t0, t1, [&](int32_t t, float x) {
+            if (x < cr.xcut) return;
+            ms_cu_elem e = ms_cu_from_y_pre(cr, x / cr.sl.temperature, t);
+            if (e.s0) f(e.key);
+        });
+    }
+};
+
+#define MS_CU_LITE_PER (MS_CU_STAGE_SH / MS_CU_T123) /* staged entries per thread */
+
+__device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
+                              uint32_t *sn) {
+    __shared__ uint32_t res[2], keepn, sbase;
+    if (threadIdx.x == 0) *sn = 0;
+    __syncthreads();
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    uint64_t mym = 0;
+    ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0) return;
+        mym += e.q;
+        uint32_t i = atomicAdd(sn, 1u);
+        if (i < MS_CU_STAGE_SH) sbuf[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+    uint64_t m0;
+    ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
+    if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
+    const uint32_t ns = *sn;
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+    if (ns <= MS_CU_STAGE_SH) {
+        uint32_t kth = 0;
+        if (ns > kk) {
+            ms_cu_keys_sh ks;
+            ks.v = sbuf;
+            ks.n = ns;
+            kth = ms_cu_kth_key(ks, kk, h, res);
+        }
+        /* compact the kept entries; one global atomic per block */
+        if (threadIdx.x == 0) keepn = 0;
+        __syncthreads();
+        uint32_t pos[MS_CU_LITE_PER];
+#pragma unroll
+        for (int j = 0; j < MS_CU_LITE_PER; j++) {
+            const uint32_t i = threadIdx.x + j * MS_CU_T123;
+            pos[j] = (i < ns && (uint32_t)(sbuf[i] >> 32) >= kth) ? atomicAdd(&keepn, 1u) : ~0u;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < MS_CU_LITE_PER; j++) {
+            const uint32_t i = threadIdx.x + j * MS_CU_T123;
+            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = sbuf[i];
+        }
+        return;
+    }
+    /* more survivors than the stage holds (ns > MS_CU_STAGE_SH >= kk): re-read the chunk */
+    ms_cu_keys_chunk kc;
+    kc.c = &c;
+    kc.t0 = t0;
+    kc.t1 = t1;
+    const uint32_t kth = ms_cu_kth_key(kc, kk, h, res);
+    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0 || e.key < kth) return;
+        uint32_t i = atomicAdd(&st->cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+}
+
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -464,6 +649,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (!ms_cu_set_max(c, st)) return;
     const ms_cu_filt f = ms_cu_filters(c);
     if (!f.k2run) return;
+    const int32_t kl = ms_cu_lite_k(c, f);
+    if (kl > 0) {
+        ms_cu_k2_lite(a, r, g, c, st, (uint32_t)kl, sbuf, scnt, sh, &sn);
+        return;
+    }
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         scnt[i] = 0;
         smass[i] = 0;
@@ -876,12 +1066,32 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     uint64_t tot;
     uint64_t run = ms_cu_block_excl_u64(my, &tot, S.sh);
     /* the max-scan: the last run start before this thread's piece is the largest start of any
-     * earlier piece; starts grow with position, so it is the previous non-empty piece's `last` */
-    __shared__ int32_t lastv[MS_CU_T4];
-    lastv[threadIdx.x] = (p0 < p1) ? last : -1;
-    __syncthreads();
-    int32_t carry = -1;
-    for (int32_t t = (int32_t)threadIdx.x - 1; t >= 0 && carry < 0; t--) carry = lastv[t];
+     * earlier piece (an exclusive max-scan over the block; a serial walk back cost ~500 steps when
+     * few threads hold candidates) */
+    __shared__ int32_t lastv[32];
+    int32_t carry;
+    {
+        const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        int32_t inc = (p0 < p1) ? last : -1;
+        for (int o = 1; o < 32; o <<= 1) {
+            int32_t v = __shfl_up_sync(0xffffffffu, inc, o);
+            if (lane >= o) inc = v > inc ? v : inc;
+        }
+        int32_t excl = __shfl_up_sync(0xffffffffu, inc, 1);
+        if (lane == 0) excl = -1;
+        if (lane == 31) lastv[wid] = inc;
+        __syncthreads();
+        if (wid == 0) {
+            int32_t w = lane < nw ? lastv[lane] : -1;
+            for (int o = 1; o < 32; o <<= 1) {
+                int32_t v = __shfl_up_sync(0xffffffffu, w, o);
+                if (lane >= o) w = v > w ? v : w;
+            }
+            if (lane < nw) lastv[lane] = w; /* inclusive over warps */
+        }
+        __syncthreads();
+        carry = wid > 0 && lastv[wid - 1] > excl ? lastv[wid - 1] : excl;
+    }
     for (int32_t i = p0; i < p1; i++) {
         uint64_t q = P[i];
         P[i] = run;
@@ -957,7 +1167,10 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
         return;
     }
     const ms_cu_filt f = ms_cu_filters(c);
-    const uint32_t mode = st->mode;
+    uint32_t mode = st->mode;
+    const int32_t kk = f.k > 0 ? f.k : f.k2;
+    if (ms_cu_lite_k(c, f) > 0) /* K2 gathered each chunk's top-k of S0; too many: the exact slow path */
+        mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
     if (mode == MS_CU_MODE_S0 || mode == MS_CU_MODE_FAST) {
         /* S0 mode: K2 gathered every min-p survivor; keep those at or above the bound */
         __shared__ int32_t n_sh;
@@ -971,8 +1184,30 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
             if ((uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound) ms_cu_cand_sh[atomicAdd(&n_sh, 1)] = v;
         }
         __syncthreads();
+        /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
+         * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
+        int32_t n = n_sh;
+        if (kk > 0 && n > kk) {
+            __shared__ uint32_t res[2];
+            __shared__ int32_t n2;
+            ms_cu_keys_sh ks;
+            ks.v = ms_cu_cand_sh;
+            ks.n = (uint32_t)n;
+            const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+            unsigned long long *tmp = ms_cu_cand_sh + MS_CU_CAND; /* k4_cand's scratch, free until then */
+            if (threadIdx.x == 0) n2 = 0;
+            __syncthreads();
+            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+                const unsigned long long v = ms_cu_cand_sh[i];
+                if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
+            }
+            __syncthreads();
+            n = n2;
+            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = tmp[i];
+            __syncthreads();
+        }
         /* the candidates are not all of S0: top-p over S0 needs S0's mass */
-        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n_sh, st->m0);
+        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n, st->m0);
         return;
     }
     /* The whole row: exact radix descents over recomputed elements (rows without top-k/top-p, or
@@ -1281,9 +1516,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.V = V;
     /* About 4 blocks per multiprocessor in all (measured on an H200: 4 beat 3 and 8 at B = 64 and
      * 256, see docs/cuda.md): at small batches a row spreads over many blocks. Never chunks under 1024. */
-    int64_t want = ((int64_t)st->sm_count * 4 + n - 1) / n;
+    int64_t want = ((int64_t)st->sm_count * 4) / n; /* rounded down: all blocks in one wave */
     int64_t most = (V + 1023) / 1024;
     a.G = (int32_t)(want < most ? want : most);
+    /* but chunks of at most 32768 tokens, so that a chunk's min-p survivors usually fit K2's stage
+     * (flat rows at B=256 overflowed it with 76k-token chunks and took the re-reading path) */
+    const int32_t least = (int32_t)((V + 32767) / 32768);
+    if (a.G < least) a.G = least;
     if (a.G < 1) a.G = 1;
     a.apply_penalty = apply_penalty;
     a.apply_filters = apply_filters;

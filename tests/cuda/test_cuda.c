@@ -114,6 +114,45 @@ static ms_req_config gen_cfg(ms_trng *g, int32_t V, int32_t max_window, bool sto
     return c;
 }
 
+/* Rows aimed at K2's per-chunk top-k of the min-p survivors (the "lite" rows of src/cuda/ms_cuda.cu):
+ * nearly flat rows (a chunk's survivors overflow its stage: the chunk is re-read), all-equal rows (the
+ * candidates overflow: the exact whole-row path), one high token (the max in one chunk only), ties,
+ * high tokens on both sides of chunk boundaries (multiples of 8), +inf tokens. */
+static void gen_row_lite(ms_trng *g, float *x, int32_t width, int32_t V) {
+    int shape = (int)ms_trng_below(g, 7);
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g);
+        if (shape == 0) v *= 0.02;
+        else if (shape == 1) v = 1.5;
+        else if (shape == 3) v = (double)(int)ms_trng_below(g, 4);
+        x[t] = (float)v;
+    }
+    if (shape == 2) x[ms_trng_below(g, (uint32_t)V)] = 30.0f;
+    if (shape == 4)
+        for (int32_t t = 7; t + 1 < V; t += 8 * (1 + (int32_t)ms_trng_below(g, 300))) {
+            x[t] = 6.0f;
+            x[t + 1] = 6.0f;
+        }
+    if (shape == 5)
+        for (int i = 0; i < 3; i++) x[ms_trng_below(g, (uint32_t)V)] = INFINITY;
+}
+
+static ms_req_config gen_cfg_lite(ms_trng *g) {
+    static const float temps[] = {0.7f, 1.0f, 2.5f}, minps[] = {1e-4f, 1e-3f, 0.05f, 0.3f, 1.0f};
+    static const int32_t ks[] = {1, 2, 50, 64, 1024, 1025};
+    ms_req_config c = ms_req_config_default();
+    c.temperature = temps[ms_trng_below(g, 3)];
+    c.min_p = minps[ms_trng_below(g, 5)];
+    c.top_k = ks[ms_trng_below(g, 6)];
+    uint32_t u = ms_trng_below(g, 4);
+    c.top_p = u == 0 ? 1.0f : u == 1 ? 1e-6f : 0.9f;
+    c.top_p_first = ms_trng_below(g, 4) == 0;
+    c.top_p_min_keep = ms_trng_below(g, 3) == 0 ? 1 + (int32_t)ms_trng_below(g, 60) : 1;
+    c.repetition_penalty = ms_trng_below(g, 2) ? 1.2f : 1.0f;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
 /* ---- one case: the same requests, steps and logits on CPU_REF and CUDA ------------------------- */
 
 typedef struct idcase {
@@ -121,6 +160,7 @@ typedef struct idcase {
     ms_dtype dtype;
     uint64_t seed;
     bool spec_vocab; /* spec.vocab_size = V (else None: the row width) */
+    bool lite;       /* gen_cfg_lite / gen_row_lite */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -184,7 +224,7 @@ static void run_case(idcase *c) {
         CASE_FAIL("cudaMalloc");
     int64_t next_rid = 1000;
     for (int32_t i = 0; i < n_req; i++) {
-        ms_req_config cfg = gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         req[i] = next_rid++;
         int a = ms_ingest(ref, req[i], &cfg), b = ms_ingest(gpu, req[i], &cfg);
@@ -214,7 +254,8 @@ static void run_case(idcase *c) {
         }
         for (int32_t r = 0; r < B; r++) {
             rids[r] = r < n_req ? req[r] : req[ms_trng_below(&g, (uint32_t)n_req)];
-            gen_row(&g, xf, width, V);
+            if (c->lite) gen_row_lite(&g, xf, width, V);
+            else gen_row(&g, xf, width, V);
             char *dst = (char *)host + (size_t)r * (size_t)stride * dsize(c->dtype);
             for (int32_t t = 0; t < width; t++) {
                 if (c->dtype == MS_DTYPE_F32) ((float *)dst)[t] = xf[t];
@@ -279,7 +320,7 @@ static void run_case(idcase *c) {
             int32_t i = (int32_t)ms_trng_below(&g, (uint32_t)n_req);
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
-            ms_req_config cfg = gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             req[i] = next_rid++;
             a = ms_ingest(ref, req[i], &cfg);
@@ -355,6 +396,31 @@ TEST(cuda_identity_matrix) {
                 cases[n].steps = quick() ? 1 : 2;
                 cases[n].spec_vocab = true;
                 cases[n].seed = 0x5eed0000u + (uint64_t)n;
+                n++;
+            }
+    run_cases(cases, n);
+}
+
+/* The per-chunk top-k path: min-p and top-k on in every request, rows that overflow a chunk's stage or
+ * the candidate list, the max in one chunk, ties across chunk boundaries; B=1 spreads a row over the
+ * most chunks. */
+TEST(cuda_identity_lite) {
+    need_device("cuda_identity_lite");
+    static const int32_t Vs[] = {4099, 32000, 151936}, Bs[] = {1, 7, 64};
+    idcase cases[18];
+    int n = 0;
+    for (int d = 0; d < 2; d++)
+        for (int v = 0; v < 3; v++)
+            for (int b = 0; b < 3; b++) {
+                if (quick() && (v == 2 || b == 2)) continue;
+                memset(&cases[n], 0, sizeof cases[n]);
+                cases[n].V = Vs[v];
+                cases[n].B = Bs[b];
+                cases[n].dtype = d ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+                cases[n].steps = 3;
+                cases[n].spec_vocab = true;
+                cases[n].lite = true;
+                cases[n].seed = 0x11e0000u + (uint64_t)n;
                 n++;
             }
     run_cases(cases, n);
