@@ -33,7 +33,7 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 #ifndef MS_FAST_ZERO_D /* (a build may lower it to measure the check's cost) */
 #define MS_FAST_ZERO_D (-27.8f)
 #endif
-/* band_hist's workspace: a block's listed buckets and mass halves (with a vector's room past the end) */
+/* band_hist's workspace: a block's listed mass halves (with a vector's room past the end) */
 #define MS_FAST_BAND_WORK (3 * (MS_FAST_BLOCK + 16))
 /* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
 #define MS_FAST_NB 512
@@ -51,11 +51,11 @@ typedef struct ms_fast_kernels {
     /* y /= T in place, w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum; returns the total */
     uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
     /* after exp_mass, buckets min(NB - 1, trunc((m - y) scale)): exact mass and count below bucket
-     * b_lo, and per bucket in [b_lo, b_hi]; the ids in [b_lo, b_hi] listed ascending in list (room for V)
-     * and counted in *n_list; work: MS_FAST_BAND_WORK entries of workspace */
+     * b_lo, and per bucket in [b_lo, b_hi]; the ids in [b_lo, b_hi] listed ascending in list and their
+     * buckets in list_bk (room for V + 16 each), counted in *n_list; work: MS_FAST_BAND_WORK entries */
     void (*band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
                       int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top,
-                      int32_t *list, int32_t *n_list, uint32_t *work);
+                      int32_t *list, uint32_t *list_bk, int32_t *n_list, uint32_t *work);
     /* ids with y >= tau, ascending; returns the count */
     int32_t (*select_ge)(const float *y, int32_t V, float tau, int32_t *ids);
     /* ids of the tokens in one bucket of exp_hist, ascending; returns the count */
@@ -64,6 +64,8 @@ typedef struct ms_fast_kernels {
     uint64_t (*mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi, float tau);
     /* the first t with y[t] >= v, or V */
     int32_t (*first_ge)(const float *y, int32_t V, float v);
+    /* list[i] for the i < n with bk[i] == which, in order, into ids (room for n + 16); returns the count */
+    int32_t (*band_pick)(const int32_t *list, const uint32_t *bk, int32_t n, uint32_t which, int32_t *ids);
 } ms_fast_kernels;
 
 /* SIMD levels, best last. A level is usable when it was compiled in and the CPU has it. */

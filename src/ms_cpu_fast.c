@@ -98,6 +98,7 @@ typedef struct ms_fast_ws {
     double hw[MS_FAST_NB];         /* sampled weight per bucket */
     int32_t hc[MS_FAST_NB];        /* sampled count per bucket */
     uint32_t band_work[MS_FAST_BAND_WORK]; /* band_hist's per-block lists */
+    uint32_t *band_bk;             /* V + 16: the bucket of each token band_hist listed */
 } ms_fast_ws;
 
 int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
@@ -105,7 +106,10 @@ int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
     if (!ws) return MS_ENOMEM;
     ws->n_blocks = (V + MS_FAST_BLOCK - 1) / MS_FAST_BLOCK;
     ws->bsum = (uint64_t *)calloc((size_t)ws->n_blocks + 1, sizeof *ws->bsum);
-    if (!ws->bsum) {
+    ws->band_bk = (uint32_t *)calloc((size_t)V + 16, sizeof *ws->band_bk);
+    if (!ws->bsum || !ws->band_bk) {
+        free(ws->bsum);
+        free(ws->band_bk);
         free(ws);
         return MS_ENOMEM;
     }
@@ -115,7 +119,10 @@ int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
 
 void ms__fast_scratch_free(ms_scratch *s) {
     ms_fast_ws *ws = (ms_fast_ws *)s->fast;
-    if (ws) free(ws->bsum);
+    if (ws) {
+        free(ws->bsum);
+        free(ws->band_bk);
+    }
     free(ws);
     s->fast = NULL;
 }
@@ -466,12 +473,13 @@ static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, 
  * (one pass), sorted and walked with the reference's rule. Top-p keeps an upper set in y, so the
  * result is a threshold: *Y. Returns 0, or -1 when b_lo must be lower (a token before it may be
  * dropped) or -2 when b_hi must be higher (the threshold lies beyond it). band: band_hist's list of
- * the ids in [b_lo, b_hi]. Uses the lower half of s->keys (ids; band is its upper half) and s->q
- * (sort keys). */
+ * the ids in [b_lo, b_hi], band_bk their buckets. Uses the lower half of s->keys (ids; band is its
+ * upper half) and s->q (sort keys). */
 static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
                                 uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
                                 const uint32_t *hcnt, int32_t b_lo, int32_t b_hi, uint64_t mass_top,
-                                int64_t cnt_top, const int32_t *band, int32_t n_band, float *Y_out) {
+                                int64_t cnt_top, const int32_t *band, const uint32_t *band_bk, int32_t n_band,
+                                float *Y_out) {
     const int32_t V = job->V;
     const float *y = s->y, *w = s->w;
     int32_t *ids = (int32_t *)s->keys;
@@ -496,14 +504,9 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
             break;
         }
         /* the threshold is inside this bucket: the reference's walk over its tokens, sorted */
-        /* its ids from the band's list (a third of a flat row at most), not from the whole row */
-        int32_t n = 0;
-        for (int32_t i = 0; i < n_band; i++) {
-            const int32_t u = band[i];
-            const float d = (m - y[u]) * MS__SCALE; /* the bucket, as band_hist computes it */
-            const int32_t bk = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
-            if (bk == b) ids[n++] = u;
-        }
+        /* its ids from the band's list and buckets by vector compares (round 4: the scalar scan that
+         * recomputed each listed token's bucket mispredicted and was ~20 % of a flat top-p row) */
+        const int32_t n = K->band_pick(band, band_bk, n_band, (uint32_t)b, ids);
         uint64_t *keys = s->q;
         for (int32_t i = 0; i < n; i++) keys[i] = ms__desc_key(y[ids[i]], (uint32_t)ids[i]);
         ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
@@ -869,17 +872,19 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     int64_t cnt_top;
     float Y = ms__pos_inf();
     int32_t *band = (int32_t *)s->keys + V, n_band = 0; /* the upper half of keys (V entries: 2V ids) */
-    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band, ws->band_work);
+    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk, &n_band,
+                 ws->band_work);
     for (int attempt = 0;; attempt++) {
         const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
-                                           mass_top, cnt_top, band, n_band, &Y);
+                                           mass_top, cnt_top, band, ws->band_bk, n_band, &Y);
         if (rc == 0) break;
         /* the sample misled: widen the side that failed (then both); b_lo = 0, b_hi = NB - 1 always
          * decides. Undecided means every token up to b_hi is kept, so the next range starts there. */
         if (rc == -1 || attempt > 0) b_lo = 0;
         if (rc == -2 && attempt == 0) b_lo = b_hi + 1 < MS_FAST_NB ? b_hi + 1 : b_lo;
         if (rc == -2 || attempt > 0) b_hi = MS_FAST_NB - 1;
-        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band, ws->band_work);
+        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
+                     &n_band, ws->band_work);
     }
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole
@@ -887,16 +892,19 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         float yk = ms__kth_value(K, s->y, V, k2, (int32_t *)s->keys, (float *)s->q);
         if (yk > Y) Y = yk;
     }
-    /* the kept mass: when Y's bucket is in the band, every token above the band is kept (mass_top) and
-     * every token below it is not, so only the band's list is summed (not the whole row) */
+    /* the kept mass: when Y's bucket bY is in the band, every token above the band is kept (mass_top),
+     * so is every token of the band's buckets before bY (whole buckets: their exact masses are in
+     * hist), and none after bY; only bY's own tokens are tested (round 4: no pass over the row) */
     uint64_t total;
     const float dY = (m - Y) * MS__SCALE; /* Y is a token's y (or -inf): at most m */
     const int32_t bY = dY < (float)(MS_FAST_NB - 1) ? (int32_t)dY : MS_FAST_NB - 1;
-    if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi && n_band < V / 8) {
-        /* (a short list only: this scalar, branch-free loop costs ~4x a vector pass's per token) */
+    if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
         total = mass_top;
-        for (int32_t i = 0; i < n_band; i++)
-            total += ms__mass(s->w[band[i]]) & (0 - (uint64_t)(s->y[band[i]] >= Y));
+        for (int32_t b = b_lo; b < bY; b++) total += hist[b];
+        int32_t *ids = (int32_t *)s->keys; /* the lower half: free again */
+        const int32_t n = K->band_pick(band, ws->band_bk, n_band, (uint32_t)bY, ids);
+        for (int32_t i = 0; i < n; i++)
+            if (s->y[ids[i]] >= Y) total += ms__mass(s->w[ids[i]]);
     } else {
         total = K->mass_ge(s->y, s->w, 0, V, Y);
     }

@@ -498,8 +498,8 @@ static inline vi ms__vbucket(vf y, vf vm, vf vscale) {
  * where), the rest in vector lanes. */
 void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
                        int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top,
-                       int32_t *list, int32_t *n_list, uint32_t *work) {
-    uint32_t *wbk = work, *wqh = work + MS_FAST_BLOCK + 16, *wql = work + 2 * (MS_FAST_BLOCK + 16);
+                       int32_t *list, uint32_t *list_bk, int32_t *n_list, uint32_t *work) {
+    uint32_t *wqh = work + MS_FAST_BLOCK + 16, *wql = work + 2 * (MS_FAST_BLOCK + 16);
     memset(hist + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hist);
     memset(hcnt + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hcnt);
     const vf vmx = ms__vsplat(m), vsc = ms__vsplat(scale);
@@ -523,9 +523,11 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
             sl += ql & (vu)above;
             cnt -= above;
             /* no branch: whether a lane is in is unpredictable */
-            n += ms__vcompress_band(t, ms__vbits(in), bk, qh, ql, list + n, wbk + (n - n0), wqh + (n - n0),
+            n += ms__vcompress_band(t, ms__vbits(in), bk, qh, ql, list + n, list_bk + n, wqh + (n - n0),
                                     wql + (n - n0));
         }
+        /* the listed buckets stay (list_bk): the threshold's bucket is later picked from them */
+        const uint32_t *wbk = list_bk + n0;
         for (int32_t i = 0; i < n - n0; i++) {
             hist[wbk[i]] += ((uint64_t)wqh[i] << 20) + wql[i];
             hcnt[wbk[i]]++;
@@ -541,6 +543,7 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
             } else if (bk <= b_hi) {
                 hist[bk] += ms__mass(w[t]);
                 hcnt[bk]++;
+                list_bk[n] = (uint32_t)bk;
                 list[n++] = t;
             }
         }
@@ -566,6 +569,28 @@ int32_t MS__FN(bucket_ids)(const float *y, int32_t V, float m, float scale, int3
         if (bk == which) ids[n++] = t;
     }
     return n;
+}
+
+/* The entries list[i] with bk[i] == which, in order (band_hist's list, ascending ids); returns
+ * their count. ids has room for n + W. Branch-free: whether an entry matches is unpredictable. */
+int32_t MS__FN(band_pick)(const int32_t *list, const uint32_t *bk, int32_t n, uint32_t which, int32_t *ids) {
+    int32_t c = 0, i = 0;
+#if W == 8 && defined(__AVX2__)
+    const __m256i vw = _mm256_set1_epi32((int)which);
+    for (; i + 8 <= n; i += 8) {
+        const __m256i eq = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(bk + i)), vw);
+        const uint32_t bits = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(eq));
+        const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ms__compress_lut[bits]));
+        _mm256_storeu_si256((__m256i *)(ids + c),
+                            _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(list + i)), idx));
+        c += __builtin_popcount(bits);
+    }
+#endif
+    for (; i < n; i++) {
+        ids[c] = list[i];
+        c += bk[i] == which;
+    }
+    return c;
 }
 
 /* Exact mass of {t in [lo, hi) : y[t] >= tau}. Lanes sum at most MS_FAST_BLOCK / W values below
@@ -594,5 +619,5 @@ uint64_t MS__FN(mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi,
 const ms_fast_kernels MS__FN(kernels) = {
     MS_FAST_LABEL,
     MS__FN(load_max), MS__FN(max), MS__FN(exp_mass), MS__FN(band_hist), MS__FN(select_ge), MS__FN(bucket_ids),
-    MS__FN(mass_ge), MS__FN(first_ge),
+    MS__FN(mass_ge), MS__FN(first_ge), MS__FN(band_pick),
 };
