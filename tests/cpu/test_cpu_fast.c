@@ -369,6 +369,45 @@ TEST(cpu_fast_pass1_nan) {
     fx_free(&f);
 }
 
+/* Top-p over every token with a misleading sample (round 4): the band that should hold the
+ * threshold is chosen from a sample of runs of 16 tokens every 16 * stride (V = 32768: every 128),
+ * estimating the mass below the crossing. Rows whose sampled runs sit 3 below (or above) the
+ * rest put the estimate, and so the band, on the wrong side; the exact check must then widen the
+ * band (both directions) and still match the reference. Top-p alone and the HF order with top-k. */
+TEST(cpu_fast_bracket_misleads) {
+    const int32_t V = 32768;
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {113};
+    int saved = ms__cpu_fast_level();
+    for (int i = 0; i < 8; i++) {
+        const float shift = i % 2 ? 3.0f : -3.0f;
+        for (int32_t t = 0; t < V; t++) f.x[t] = (float)ms_trng_normal(&r) + (t % 128 < 16 ? shift : 0.0f);
+        ms_req_config cfg = ms_req_config_default();
+        cfg.temperature = 0.7f;
+        cfg.top_p = i / 4 ? 0.5f : 0.9f;
+        cfg.top_p_first = i % 4 >= 2;
+        cfg.top_k = cfg.top_p_first ? 2000 : 0;
+        cfg.seed = ms_trng_next(&r);
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.apply_penalty = job.apply_filters = true;
+        job.V = V;
+        job.row = f.x;
+        job.dtype = MS_DTYPE_F32;
+        char what[80];
+        snprintf(what, sizeof what, "bracket V=%d case %d shift %g p=%g", (int)V, i, shift, cfg.top_p);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+            if (!ms__cpu_fast_level_ok(level)) continue;
+            ms__cpu_fast_set_level(level);
+            compare_job(&f, &job, what);
+        }
+    }
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
+
 TEST(cpu_fast_levels_offered) {
     /* the portable levels always exist; the chosen level is usable */
     CHECK(ms__cpu_fast_level_ok(MS_FAST_GENERIC));
