@@ -148,10 +148,12 @@ static inline vf ms__vexp(vf d) {
     return (vf)((vi)(p * scale) & ok);
 }
 
-/* Four vectors at once, statement by statement: the four dependency chains (division, exp's
+/* MS__U vectors at once, statement by statement: the dependency chains (division, exp's
  * polynomial) interleave, so the core overlaps their latencies instead of waiting on one chain
- * (measured 2x on Zen 3). Each lane still does exactly ms__exp's operations. */
-#define MS__U 4
+ * (four: measured 2x on Zen 3 against one; eight, round 4: top-p alone at V=151936 another
+ * 375-388 -> 348-358 us/row flat, 313-333 -> 283-288 peaked, though the vectors spill with AVX2;
+ * six was no better than four). Each lane still does exactly ms__exp's operations. */
+#define MS__U 8
 static inline void ms__vexp4(vf d[MS__U], vf out[MS__U]) {
     vi ok[MS__U];
     vf n[MS__U], r[MS__U], p[MS__U];
