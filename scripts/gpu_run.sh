@@ -18,7 +18,7 @@ git rev-parse HEAD 2>/dev/null | tee -a "$OUT/machine.txt"
 
 log "build"
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
-      -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.log" 2>&1 &&
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
 rc=$?
 [ -n "${SKIP_BUILD:-}" ] || tail -3 "$OUT/build.log"
@@ -63,7 +63,7 @@ if [ "$what" = prof ]; then
   # kernel durations of two steps (ncu reads the counters on Firecracker; clocks left alone)
   for b in 1 64; do
     log "ncu B=$b"
-    timeout 120 ncu --clock-control none --launch-skip $((b + 100)) --launch-count 8 --metrics gpu__time_duration.sum \
+    timeout 120 ncu --clock-control none --launch-skip $((b + 100)) --launch-count 10 --metrics gpu__time_duration.sum \
       build-gpu/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full --no-baseline --reps 5 \
       >"$OUT/ncu_b$b.log" 2>&1
     grep -E "ms_cu_k|gpu__time_duration" "$OUT/ncu_b$b.log" | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
@@ -77,5 +77,17 @@ if [ "$what" = prof2 ]; then
     >"$OUT/ncu_sections.log" 2>&1
   grep -E "ms_cu_k|Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Waves|Stall|stall|cycles being stalled" \
     "$OUT/ncu_sections.log" | head -60
+fi
+if [ "$what" = prof3 ]; then
+  # where each kernel's warps stall (source lines: the build has -lineinfo), B=1 and B=64
+  for b in 1 64; do
+    log "ncu sections B=$b"
+    timeout 200 ncu --clock-control none -k regex:ms_cu_k[124] --launch-skip $((b == 1 ? 300 : 40)) --launch-count 3 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SourceCounters \
+      build-gpu/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full --no-baseline --reps 5 \
+      >"$OUT/ncu_src_b$b.log" 2>&1
+    grep -E "ms_cu_k|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Waves Per|Warp Cycles Per Issued|ms_cuda.cu:" \
+      "$OUT/ncu_src_b$b.log" | head -70
+  done
 fi
 log "done"

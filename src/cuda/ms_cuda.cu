@@ -202,6 +202,60 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
     for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) f(t, ms_cu_x(c, t));
 }
 
+/* As ms_cu_for_chunk, but each warp runs its loops as long as any of its lanes has a token, and calls
+ * f(t, x, ok) with every lane (ok false where the lane has none), so that f may use warp-wide
+ * operations (K2L queues the rare tokens that need the slow path; see ms_cu_k2_lite); after() follows
+ * each group of at most 4 calls. */
+template <int NG, class F, class H>
+__device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, F f, H after) {
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const int32_t wl = (int32_t)(threadIdx.x & ~31u); /* the warp's first thread */
+    int32_t ts = t0;
+    if (vec) {
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3);
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
+            float v[NG][4];
+            uint32_t words[NG];
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                words[u] = 0;
+                if (t + u * step < tv) {
+                    ms_cu_load4(c, t + u * step, v[u]);
+                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                const int32_t tg = t + u * step;
+                const bool ok = tg < tv;
+                const uint32_t word = words[u];
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    float x = 0.0f;
+                    if (ok) {
+                        if (c.win) {
+                            x = ms_cu_pen(c, v[u][k], tg + k);
+                        } else {
+                            x = ms__sanitize(v[u][k]);
+                            if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+                        }
+                    }
+                    f(tg + k, x, ok);
+                }
+                after();
+            }
+        }
+        ts = tv;
+    }
+    for (int32_t t = ts + (int32_t)threadIdx.x, tb = ts + wl; tb < t1; t += blockDim.x, tb += blockDim.x) {
+        const bool ok = t < t1;
+        f(t, ok ? ms_cu_x(c, t) : 0.0f, ok);
+        after();
+    }
+}
+
 struct ms_cu_elem {
     uint32_t key;
     int32_t id;
@@ -562,24 +616,69 @@ struct ms_cu_keys_chunk {
 };
 
 #define MS_CU_LITE_PER (MS_CU_STAGE_SH / MS_CU_T123) /* staged entries per thread */
+#define MS_CU_WQ (31 + 4 * 32 + 1)                 /* K2L's queue per warp: < 32 left + a group of 4 */
 
+/* K2L's slow path for the queued tokens q[0..cnt) of one warp (cnt <= 32): y, w, min-p's verdict; the
+ * survivors staged in sbuf. Returns this lane's mass of survivors. Called once per group of 4 tokens,
+ * not per token: at B=1 (about one block per SM, a cold instruction cache) code size costs time. */
+__device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned long long *q, int cnt, uint32_t *sn,
+                                                unsigned long long *sbuf) {
+    const int lane = threadIdx.x & 31;
+    __syncwarp();
+    bool in = false;
+    unsigned long long v = 0;
+    uint64_t m = 0;
+    if (lane < cnt) {
+        const unsigned long long e = q[lane];
+        const int32_t t = (int32_t)(uint32_t)e;
+        const ms_cu_elem el = ms_cu_from_y_pre(c, ms__u2f((uint32_t)(e >> 32)) / c.sl.temperature, t);
+        if (el.s0) {
+            in = true;
+            m = el.q;
+            v = ((unsigned long long)el.key << 32) | (uint32_t)t;
+        }
+    }
+    const unsigned bal = __ballot_sync(0xffffffffu, in);
+    uint32_t base = 0;
+    if (lane == 0 && bal) base = atomicAdd(sn, (uint32_t)__popc(bal));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    const uint32_t i = base + (uint32_t)__popc(bal & ((1u << lane) - 1));
+    if (in && i < MS_CU_STAGE_SH) sbuf[i] = v;
+    __syncwarp();
+    return m;
+}
+
+template <int NG>
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
-                              uint32_t *sn) {
+                              uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
     if (threadIdx.x == 0) *sn = 0;
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     uint64_t mym = 0;
-    ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
-        if (x < c.xcut) return;
-        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-        if (!e.s0) return;
-        mym += e.q;
-        uint32_t i = atomicAdd(sn, 1u);
-        if (i < MS_CU_STAGE_SH) sbuf[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
-    });
+    /* The few tokens that pass the cheap test on x (about 1-2% of a flat row) need a division, exp and
+     * staging: done inline, each one stalled its whole warp (K2 took twice K1's time). Each warp queues
+     * them in shared memory instead and runs the slow path 32 at a time, every lane busy. */
+    const int lane = threadIdx.x & 31;
+    unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
+    int qn = 0; /* the same in every lane of the warp; < 32 between groups, so < MS_CU_WQ */
+    ms_cu_for_chunk_w<NG>(
+        c, t0, t1,
+        [&](int32_t t, float x, bool ok) {
+            const bool pass = ok && !(x < c.xcut);
+            const unsigned bal = __ballot_sync(0xffffffffu, pass);
+            if (pass) q[qn + __popc(bal & ((1u << lane) - 1))] = ((unsigned long long)ms__f2u(x) << 32) | (uint32_t)t;
+            qn += __popc(bal);
+        },
+        [&]() {
+            while (qn >= 32) { /* from the back: no moves (the staging order does not matter) */
+                qn -= 32;
+                mym += ms_cu_k2_drain(c, q + qn, 32, sn, sbuf);
+            }
+        });
+    mym += ms_cu_k2_drain(c, q, qn, sn, sbuf);
     uint64_t m0;
     ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
     if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
@@ -627,6 +726,33 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
 }
 
+#ifndef MS_CU_K2L_NG
+#  define MS_CU_K2L_NG 4 /* K2L's groups of 4 loads in flight per thread */
+#endif
+/* K2L: the lite rows' K2 (ms_cu_k2_lite), a kernel of its own so that its lighter per-token path gets
+ * its own register budget (more loads in flight than K2's histogram path can afford). */
+__global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k2l(ms_cu_args a) {
+    __shared__ uint32_t wfilt[256];
+    __shared__ uint32_t h[256];
+    __shared__ unsigned long long sh[33];
+    __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
+    __shared__ unsigned long long wq[(MS_CU_T123 / 32) * MS_CU_WQ];
+    __shared__ uint32_t sn;
+    const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+    const int32_t slot = ms_cu_slot_ok(a, r);
+    if (slot < 0) return;
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    if (c.greedy) return;
+    ms_cu_rowstat *st = &a.stats[r];
+    if (!ms_cu_set_max(c, st)) return;
+    const ms_cu_filt f = ms_cu_filters(c);
+    const int32_t kl = ms_cu_lite_k(c, f);
+    if (kl == 0) return;
+    ms_cu_k2_lite<MS_CU_K2L_NG>(a, r, g, c, st, (uint32_t)kl, sbuf, h, sh, &sn, wq);
+}
+
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -649,11 +775,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (!ms_cu_set_max(c, st)) return;
     const ms_cu_filt f = ms_cu_filters(c);
     if (!f.k2run) return;
-    const int32_t kl = ms_cu_lite_k(c, f);
-    if (kl > 0) {
-        ms_cu_k2_lite(a, r, g, c, st, (uint32_t)kl, sbuf, scnt, sh, &sn);
-        return;
-    }
+    if (ms_cu_lite_k(c, f) > 0) return; /* K2L's row */
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         scnt[i] = 0;
         smass[i] = 0;
@@ -1140,6 +1262,116 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     });
 }
 
+/* The same decisions as ms_cu_k4_cand for n <= 64 candidates, by one warp with shuffles: k4_cand pays
+ * about 90 block-wide barriers, which cost ~20 us per row whatever n is. Each lane holds two entries;
+ * the sort is a rank count (64 comparisons a lane). sh: 4 * 64 + 1 shared words, this warp's own. */
+#define MS_CU_WARP_N 64
+__device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                              const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    /* y descending, ties by id ascending: (key, ~id) descending; 0 marks no entry (every key > 0) */
+    unsigned long long e[2], o[2];
+    for (int h = 0; h < 2; h++) {
+        const int i = lane + 32 * h;
+        e[h] = i < n ? cand[i] : 0;
+        o[h] = i < n ? ((e[h] & 0xffffffff00000000ull) | (uint32_t)~(uint32_t)e[h]) : 0;
+    }
+    int rk[2] = {0, 0};
+#pragma unroll 1
+    for (int j = 0; j < 32; j++) {
+        const unsigned long long p0 = __shfl_sync(FULL, o[0], j), p1 = __shfl_sync(FULL, o[1], j);
+        for (int h = 0; h < 2; h++) rk[h] += (p0 > o[h]) + (p1 > o[h]);
+    }
+    unsigned long long *srt = sh, *PS = sh + 64, *Did = sh + 129, *Dq = sh + 193;
+    for (int h = 0; h < 2; h++)
+        if (lane + 32 * h < n) srt[rk[h]] = e[h];
+    __syncwarp();
+    /* sorted positions 2 lane, 2 lane + 1 */
+    const int i0 = 2 * lane, i1 = i0 + 1;
+    const bool v0 = i0 < n, v1 = i1 < n;
+    const unsigned long long s0 = v0 ? srt[i0] : 0, s1 = v1 ? srt[i1] : 0;
+    const uint32_t k0 = (uint32_t)(s0 >> 32), k1 = (uint32_t)(s1 >> 32);
+    const int32_t id0 = (int32_t)(uint32_t)s0, id1 = (int32_t)(uint32_t)s1;
+    const uint64_t q0 = v0 ? ms_cu_from_y(c, ms_cu_unkey(k0), id0).q : 0;
+    const uint64_t q1 = v1 ? ms_cu_from_y(c, ms_cu_unkey(k1), id1).q : 0;
+    /* exclusive mass sums P and the start of each key's run (ties) */
+    const uint64_t pair = q0 + q1, inc = ms_cu_warp_incl_u64(pair);
+    const uint64_t P0 = inc - pair, P1 = P0 + q0, Ptot = __shfl_sync(FULL, inc, 31);
+    const uint32_t kprev = __shfl_up_sync(FULL, k1, 1);
+    const bool st0 = v0 && (lane == 0 || k0 != kprev), st1 = v1 && k1 != k0;
+    int gi = st1 ? i1 : st0 ? i0 : -1;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int t = __shfl_up_sync(FULL, gi, off);
+        if (lane >= off && t > gi) gi = t;
+    }
+    int gprev = __shfl_up_sync(FULL, gi, 1);
+    if (lane == 0) gprev = -1;
+    const int G0 = st0 ? i0 : gprev, G1 = st1 ? i1 : G0;
+    if (v0) PS[i0] = P0;
+    if (v1) PS[i1] = P1;
+    if (lane == 0) PS[n] = Ptot;
+    __syncwarp();
+    const uint64_t A0 = v0 ? PS[G0] : 0, A1 = v1 ? PS[G1] : 0; /* mass strictly above */
+    /* 4. filters: each keeps a prefix [0, L) (as k4_cand's count_if) */
+    auto count_if = [&](int32_t lim, int kind, uint64_t M) -> int32_t {
+        bool c0 = i0 < lim, c1 = i1 < lim;
+        if (kind == 0) {
+            c0 = c0 && (uint64_t)G0 < M;
+            c1 = c1 && (uint64_t)G1 < M;
+        } else {
+            c0 = c0 && (ms__top_p_keeps(A0, M, f.pq) || G0 < c.sl.min_keep);
+            c1 = c1 && (ms__top_p_keeps(A1, M, f.pq) || G1 < c.sl.min_keep);
+        }
+        return __popc(__ballot_sync(FULL, c0)) + __popc(__ballot_sync(FULL, c1));
+    };
+    int32_t L = n;
+    if (f.sel) {
+        if (!c.sl.top_p_first) {
+            if (f.k > 0) L = count_if(n, 0, (uint64_t)f.k);
+            if (f.p_on) L = count_if(L, 1, f.k > 0 ? PS[L] : m0);
+        } else {
+            if (f.p_on) L = count_if(n, 1, m0);
+            if (f.k2 > 0) L = count_if(L, 0, (uint64_t)f.k2);
+        }
+    }
+    /* the kept prefix in id order: rank by id, then the draw as ms_cu_draw */
+    const bool kp0 = i0 < L, kp1 = i1 < L;
+    int r0 = 0, r1 = 0;
+#pragma unroll 1 /* short code: at small B the instruction cache is cold */
+    for (int j = 0; j < 32; j++) {
+        const int32_t a0 = __shfl_sync(FULL, id0, j), a1 = __shfl_sync(FULL, id1, j);
+        const bool b0 = __shfl_sync(FULL, kp0, j), b1 = __shfl_sync(FULL, kp1, j);
+        r0 += (b0 && a0 < id0) + (b1 && a1 < id0);
+        r1 += (b0 && a0 < id1) + (b1 && a1 < id1);
+    }
+    __syncwarp();
+    if (kp0) { Did[r0] = (unsigned long long)id0; Dq[r0] = q0; }
+    if (kp1) { Did[r1] = (unsigned long long)id1; Dq[r1] = q1; }
+    __syncwarp();
+    const bool w0 = i0 < L, w1 = i1 < L; /* id ranks 2 lane, 2 lane + 1 */
+    const int32_t ia = w0 ? (int32_t)Did[i0] : 0, ib = w1 ? (int32_t)Did[i1] : 0;
+    const uint64_t qa = w0 ? Dq[i0] : 0, qb = w1 ? Dq[i1] : 0;
+    const bool sa = w0 && c.floor && ms_cu_bit(c.stop, ia), sb = w1 && c.floor && ms_cu_bit(c.stop, ib);
+    uint64_t total = ms_cu_warp_incl_u64(qa + qb);
+    total = __shfl_sync(FULL, total, 31);
+    uint64_t stop_m = ms_cu_warp_incl_u64((sa ? qa : 0) + (sb ? qb : 0));
+    stop_m = __shfl_sync(FULL, stop_m, 31);
+    /* 5. the floor: stop ids lose their mass unless nothing would be left */
+    const bool floor_on = c.floor && total - stop_m > 0;
+    if (floor_on) total -= stop_m;
+    if (total == 0) {
+        if (lane == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(ms__draw_bits(c.sl.seed, c.sl.n, (uint32_t)a.row_k[r]), total);
+    const uint64_t ea = (floor_on && sa) ? 0 : qa, eb = (floor_on && sb) ? 0 : qb;
+    const uint64_t ie = ms_cu_warp_incl_u64(ea + eb), ex = ie - (ea + eb);
+    const bool hit_a = ex + ea > target, hit = ex + ea + eb > target;
+    const unsigned bal = __ballot_sync(FULL, hit);
+    if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit_a ? ia : ib, MS_ROW_OK);
+}
+
 __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
@@ -1179,9 +1411,15 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
         const int32_t n_all = (int32_t)min(st->cand_n, (uint32_t)MS_CU_CAND);
         const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
         const uint32_t bound = mode == MS_CU_MODE_S0 ? st->bound : 0;
-        for (int32_t i = threadIdx.x; i < n_all; i += blockDim.x) {
-            unsigned long long v = g[i];
-            if ((uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound) ms_cu_cand_sh[atomicAdd(&n_sh, 1)] = v;
+        for (int32_t i0 = 0; i0 < n_all; i0 += blockDim.x) { /* whole warps: one shared atomic each */
+            const int32_t i = i0 + threadIdx.x;
+            const unsigned long long v = i < n_all ? g[i] : 0;
+            const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound;
+            const unsigned bal = __ballot_sync(0xffffffffu, in);
+            int32_t base = 0;
+            if ((threadIdx.x & 31) == 0 && bal) base = atomicAdd(&n_sh, __popc(bal));
+            base = __shfl_sync(0xffffffffu, base, 0);
+            if (in) ms_cu_cand_sh[base + __popc(bal & ((1u << (threadIdx.x & 31)) - 1))] = v;
         }
         __syncthreads();
         /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
@@ -1207,6 +1445,10 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
             __syncthreads();
         }
         /* the candidates are not all of S0: top-p over S0 needs S0's mass */
+        if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
+            if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
+            return;
+        }
         ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n, st->m0);
         return;
     }
@@ -1546,6 +1788,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     ms_cu_k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+    ms_cu_k2l<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     ms_cu_k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     ms_cu_k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
