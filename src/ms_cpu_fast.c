@@ -653,26 +653,46 @@ static void ms__fast_greedy(const ms_row_job *job, const ms_fast_kernels *K, con
  * of a flat row at V=151936, perf). keys: room for n. Equal floats of different bits (-0, +0)
  * give either one: the callers compare values, never bits. */
 static float ms__kth_largest_radix(const float *a, int32_t n, int32_t j, uint32_t *keys) {
+    uint32_t all_and = ~0u, all_or = 0;
     for (int32_t i = 0; i < n; i++) {
         const uint32_t u = ms__f2u(a[i]);
         keys[i] = u & 0x80000000u ? ~u : u | 0x80000000u; /* larger float, larger key */
+        all_and &= keys[i];
+        all_or |= keys[i];
     }
-    uint32_t prefix = 0;
+    /* Round 4: the digits start at the highest bit where the keys differ (pass 1's list lies in a
+     * narrow range: its top 8 bits, sign and exponent, were one value, a wasted pass), and the
+     * passes stop once at most 16 candidates remain: the rest is a sort of those. */
+    const uint32_t diff = all_and ^ all_or;
+    if (!diff) return a[0];
+    const int top = 31 - __builtin_clz(diff); /* the highest differing bit */
     int32_t m = n;
-    for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int shift = top - 7; m > 16; shift -= 8) {
+        if (shift < 0) shift = 0;
         uint32_t count[256] = {0};
         for (int32_t i = 0; i < m; i++) count[(keys[i] >> shift) & 255u]++;
         int32_t b = 255;
         while ((int32_t)count[b] < j) j -= (int32_t)count[b--]; /* j <= the candidates left: stops */
-        prefix |= (uint32_t)b << shift;
         int32_t mm = 0;
         for (int32_t i = 0; i < m; i++) {
             keys[mm] = keys[i];
             mm += ((keys[i] >> shift) & 255u) == (uint32_t)b;
         }
         m = mm;
+        if (shift == 0) break; /* every bit decided: the candidates are equal */
     }
-    return ms__u2f(prefix & 0x80000000u ? prefix & 0x7fffffffu : ~prefix);
+    /* the j-th largest of the m candidates left (all keys, not just the digits decided so far) */
+    for (int32_t i = 1; i < m; i++) {
+        const uint32_t v = keys[i];
+        int32_t k = i;
+        while (k > 0 && keys[k - 1] < v) {
+            keys[k] = keys[k - 1];
+            k--;
+        }
+        keys[k] = v;
+    }
+    const uint32_t key = keys[j - 1];
+    return ms__u2f(key & 0x80000000u ? key & 0x7fffffffu : ~key);
 }
 
 static bool ms__fast_trim_top_k(ms_scratch *s, int32_t *ids, int32_t n, int32_t k, float T, float m, float min_p,
