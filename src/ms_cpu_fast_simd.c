@@ -485,6 +485,25 @@ static inline int32_t ms__vcompress_band(int32_t t, uint32_t bits, vi bk, vu qh,
 #endif
 }
 
+/* ms__vcompress_band without the masses: the ids and buckets of the lanes set in bits. */
+static inline int32_t ms__vcompress_ids(int32_t t, uint32_t bits, vi bk, int32_t *ids, uint32_t *obk) {
+#if W == 8 && defined(__AVX2__)
+    const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ms__compress_lut[bits]));
+    const __m256i id = _mm256_add_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_storeu_si256((__m256i *)ids, _mm256_permutevar8x32_epi32(id, idx));
+    _mm256_storeu_si256((__m256i *)obk, _mm256_permutevar8x32_epi32((__m256i)bk, idx));
+    return __builtin_popcount(bits);
+#else
+    int32_t n = 0;
+    for (; bits; bits &= bits - 1) {
+        const int i = __builtin_ctz(bits);
+        ids[n] = t + i;
+        obk[n++] = (uint32_t)bk[i];
+    }
+    return n;
+#endif
+}
+
 /* Bucket of y below the max: min(MS_FAST_NB - 1, trunc((m - y) * scale)). Every step is monotone,
  * so a greater y never lands in a later bucket and equal values share one. */
 static inline vi ms__vbucket(vf y, vf vm, vf vscale) {
@@ -514,25 +533,39 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
         vu sh = ms__vsplatu(0), sl = ms__vsplatu(0);
         vi cnt = (vi)ms__vsplatu(0);
         const int32_t n0 = n; /* the block's band tokens are listed first, then added (no branch per lane) */
-        for (; t + W <= end; t += W) {
-            vf yy = ms__vld(y + t);
-            vi bk = ms__vbucket(yy, vmx, vsc);
-            vi above = (vi)(bk < vlo);
-            vi in = (vi)(bk <= vhi) & ~above;
-            vu qh, ql;
-            ms__vmass(ms__vld(w + t), &qh, &ql);
-            sh += qh & (vu)above;
-            sl += ql & (vu)above;
-            cnt -= above;
-            /* no branch: whether a lane is in is unpredictable */
-            n += ms__vcompress_band(t, ms__vbits(in), bk, qh, ql, list + n, list_bk + n, wqh + (n - n0),
-                                    wql + (n - n0));
-        }
-        /* the listed buckets stay (list_bk): the threshold's bucket is later picked from them */
-        const uint32_t *wbk = list_bk + n0;
-        for (int32_t i = 0; i < n - n0; i++) {
-            hist[wbk[i]] += ((uint64_t)wqh[i] << 20) + wql[i];
-            hcnt[wbk[i]]++;
+        if (b_lo == 0) {
+            /* nothing lies above the band (a peaked row's count rule: the top ~8192 tokens): the
+             * vector loop reads y only and takes no mass; the listed tokens' masses are taken
+             * one by one below (round 4) */
+            for (; t + W <= end; t += W) {
+                vi bk = ms__vbucket(ms__vld(y + t), vmx, vsc);
+                n += ms__vcompress_ids(t, ms__vbits((vi)(bk <= vhi)), bk, list + n, list_bk + n);
+            }
+            for (int32_t i = n0; i < n; i++) {
+                hist[list_bk[i]] += ms__mass(w[list[i]]);
+                hcnt[list_bk[i]]++;
+            }
+        } else {
+            for (; t + W <= end; t += W) {
+                vf yy = ms__vld(y + t);
+                vi bk = ms__vbucket(yy, vmx, vsc);
+                vi above = (vi)(bk < vlo);
+                vi in = (vi)(bk <= vhi) & ~above;
+                vu qh, ql;
+                ms__vmass(ms__vld(w + t), &qh, &ql);
+                sh += qh & (vu)above;
+                sl += ql & (vu)above;
+                cnt -= above;
+                /* no branch: whether a lane is in is unpredictable */
+                n += ms__vcompress_band(t, ms__vbits(in), bk, qh, ql, list + n, list_bk + n, wqh + (n - n0),
+                                        wql + (n - n0));
+            }
+            /* the listed buckets stay (list_bk): the threshold's bucket is later picked from them */
+            const uint32_t *wbk = list_bk + n0;
+            for (int32_t i = 0; i < n - n0; i++) {
+                hist[wbk[i]] += ((uint64_t)wqh[i] << 20) + wql[i];
+                hcnt[wbk[i]]++;
+            }
         }
         top += ms__hsum_mass(sh, sl);
         for (int i = 0; i < W; i++) ntop += cnt[i];
