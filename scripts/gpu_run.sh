@@ -2,7 +2,8 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench] [bench args...]; logs go to $OUT (or ./gpu-out).
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|final|exp] [bench args...]; logs go to
+# $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -33,6 +34,36 @@ if [ "$what" = r2 ]; then
   exit 0
 fi
 
+# final: the tests, the full-setting table, then compute-sanitizer (quick set, one host thread), in one call
+if [ "$what" = final ]; then
+  SKIP_BUILD=1 "$0" test || true
+  SKIP_BUILD=1 "$0" bench "$@" || true
+  SKIP_BUILD=1 SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck}" "$0" san || true
+  exit 0
+fi
+
+# exp: compile-time variants of the kernels side by side (build-gpu is the default), quick tests on each,
+# then the full-setting table of each, alternating (A B C A), in one call
+if [ "$what" = exp ]; then
+  declare -A VAR=([B]="-DMS_CU_T4=256" [C]="-DMS_CU_K2L_MERGED")
+  for v in B C; do
+    (cmake -S . -B build-gpu$v -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+       -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-lineinfo ${VAR[$v]}" >"$OUT/build$v.log" 2>&1 &&
+     cmake --build build-gpu$v -j8 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build$v.log" 2>&1) &
+  done
+  wait
+  for v in "" B C; do
+    log "variant ${v:-A} ${VAR[$v]:-}"
+    MS_CUDA_TEST_QUICK=1 timeout 120 build-gpu$v/tests/cuda/ms_cuda_tests cuda_identity_lite cuda_identity_matrix \
+      cuda_graph_replay_equals_eager 2>&1 | grep -E "^ok|^not ok|differ|compared|FAIL" | tr '\n' ' '; echo
+  done
+  for v in "" B C ""; do
+    log "bench variant ${v:-A}"
+    timeout 120 build-gpu$v/ms_bench_cuda "$@" 2>&1 | grep -v "^#" | tee -a "$OUT/bench_exp.txt"
+  done
+  exit 0
+fi
+
 if [ "$what" = all ] || [ "$what" = test ]; then
   log "tests"
   for t in cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_many_steps cuda_identity_matrix cuda_identity_lite; do
@@ -49,7 +80,7 @@ if [ "$what" = all ] || [ "$what" = san ]; then
     [ $tool = memcheck ] && extra="--leak-check full"
     s=$(date +%s)
     MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout ${SAN_T:-240} compute-sanitizer --tool $tool $extra --error-exitcode 9 \
-      $T ${SAN_TESTS:-cuda_bad_inputs cuda_identity_matrix cuda_graph_replay_equals_eager} >"$OUT/san_$tool.log" 2>&1
+      $T ${SAN_TESTS:-cuda_bad_inputs cuda_identity_lite cuda_identity_matrix cuda_graph_replay_equals_eager} >"$OUT/san_$tool.log" 2>&1
     echo "   exit $? in $(( $(date +%s) - s )) s" | tee -a "$OUT/san_summary.log"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|Invalid|Race|hazard" "$OUT/san_$tool.log" | head -8 | tee -a "$OUT/san_summary.log"
   done

@@ -11,12 +11,14 @@
  *    found exactly by a radix descent over histograms of counts and 2^40 fixed-point masses, which
  *    add exactly in any order: many blocks can share a row.
  *  - K1 (many blocks per row): the row's max y (and the greedy argmax) by atomicMax on keys.
- *    K2 (many blocks per row): an 11-bit histogram of S0's keys; the row's last block finds the
- *    coarse bucket that bounds every kept token. K3: gathers the few survivors at or above that
- *    bucket (at most MS_CU_CAND) into a candidate list. K4 (one block per row): exact radix descents
- *    on the candidates in shared memory, the min-tokens floor, and the draw (ids sorted, scanned).
- *    Rows without top-k/top-p, and rows whose candidates do not fit, run the same exact descents
- *    in K4 over the whole row (slower, always right).
+ *    K2 (many blocks per row): for "lite" rows (min-p and a top-k <= 2048, the usual full setting)
+ *    each block appends its chunk's top-k of the min-p survivors S0 to the row's candidates and adds
+ *    S0's mass (ms_cu_lite_k says why that is exact); for other rows an 11-bit histogram of S0's keys,
+ *    whose last block finds the coarse bucket that bounds every kept token, and K3 gathers the
+ *    survivors at or above it (at most MS_CU_CAND). K4 (one block per row): trims the candidates to
+ *    their top-k (radix select), sorts, applies every filter as a prefix of that order, the floor and
+ *    the draw; one warp alone when at most 64 are left. Rows without top-k/top-p, and rows whose
+ *    candidates do not fit, take exact radix descents over the whole row in K4 (slow, always right).
  *  - No host synchronisation and no allocation in sample/commit: graph-capturable.
  */
 #include <cuda_runtime.h>
@@ -33,7 +35,9 @@ extern "C" {
 #define MS_CU_HB (1 << MS_CU_HBITS)
 #define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
 #define MS_CU_T123 256                     /* threads of K1..K3 */
-#define MS_CU_T4 512                       /* threads of K4 */
+#ifndef MS_CU_T4
+#  define MS_CU_T4 512                     /* threads of K4 */
+#endif
 #define MS_CU_STAGE_SH 2048               /* K2's per-block staging of min-p survivors */
 #ifndef MS_CU_K2_NG
 #  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
@@ -204,8 +208,8 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
 
 /* As ms_cu_for_chunk, but each warp runs its loops as long as any of its lanes has a token, and calls
  * f(t, x, ok) with every lane (ok false where the lane has none), so that f may use warp-wide
- * operations (K2L queues the rare tokens that need the slow path; see ms_cu_k2_lite); after() follows
- * each group of at most 4 calls. */
+ * operations (for lite rows K2 queues the rare tokens that need the slow path; see ms_cu_k2_lite);
+ * after() follows each group of at most 4 calls. */
 template <int NG, class F, class H>
 __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, F f, H after) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
@@ -616,10 +620,10 @@ struct ms_cu_keys_chunk {
 };
 
 #define MS_CU_LITE_PER (MS_CU_STAGE_SH / MS_CU_T123) /* staged entries per thread */
-#define MS_CU_WQ (31 + 4 * 32 + 1)                 /* K2L's queue per warp: < 32 left + a group of 4 */
+#define MS_CU_WQ (31 + 4 * 32 + 1) /* the lite path's queue per warp: < 32 left + a group of 4 */
 
-/* K2L's slow path for the queued tokens q[0..cnt) of one warp (cnt <= 32): y, w, min-p's verdict; the
- * survivors staged in sbuf. Returns this lane's mass of survivors. Called once per group of 4 tokens,
+/* The lite path's slow part for the queued tokens q[0..cnt) of one warp (cnt <= 32): y, w, min-p's
+ * verdict; the survivors staged in sbuf. Returns this lane's mass of survivors. Called once per group of 4 tokens,
  * not per token: at B=1 (about one block per SM, a cold instruction cache) code size costs time. */
 __device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned long long *q, int cnt, uint32_t *sn,
                                                 unsigned long long *sbuf) {
@@ -726,33 +730,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
 }
 
-#ifndef MS_CU_K2L_NG
-#  define MS_CU_K2L_NG 4 /* K2L's groups of 4 loads in flight per thread */
-#endif
-/* K2L: the lite rows' K2 (ms_cu_k2_lite), a kernel of its own so that its lighter per-token path gets
- * its own register budget (more loads in flight than K2's histogram path can afford). */
-__global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k2l(ms_cu_args a) {
-    __shared__ uint32_t wfilt[256];
-    __shared__ uint32_t h[256];
-    __shared__ unsigned long long sh[33];
-    __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
-    __shared__ unsigned long long wq[(MS_CU_T123 / 32) * MS_CU_WQ];
-    __shared__ uint32_t sn;
-    const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
-    const int32_t slot = ms_cu_slot_ok(a, r);
-    if (slot < 0) return;
-    ms_cu_row c;
-    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
-                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
-    if (c.greedy) return;
-    ms_cu_rowstat *st = &a.stats[r];
-    if (!ms_cu_set_max(c, st)) return;
-    const ms_cu_filt f = ms_cu_filters(c);
-    const int32_t kl = ms_cu_lite_k(c, f);
-    if (kl == 0) return;
-    ms_cu_k2_lite<MS_CU_K2L_NG>(a, r, g, c, st, (uint32_t)kl, sbuf, h, sh, &sn, wq);
-}
-
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -775,7 +752,13 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (!ms_cu_set_max(c, st)) return;
     const ms_cu_filt f = ms_cu_filters(c);
     if (!f.k2run) return;
-    if (ms_cu_lite_k(c, f) > 0) return; /* K2L's row */
+    if (ms_cu_lite_k(c, f) > 0) {
+        /* In K2 rather than a kernel of its own: one launch fewer measured 2-12 us faster at every B
+         * (H200, B=1..256) although K2's registers allow fewer loads in flight. Queues in smass. */
+        static_assert((MS_CU_T123 / 32) * MS_CU_WQ <= MS_CU_HB, "the lite path's queues fit in smass");
+        ms_cu_k2_lite<MS_CU_K2_NG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
+        return;
+    }
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         scnt[i] = 0;
         smass[i] = 0;
@@ -1788,7 +1771,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     ms_cu_k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-    ms_cu_k2l<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     ms_cu_k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     ms_cu_k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
