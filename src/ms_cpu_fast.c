@@ -451,14 +451,33 @@ static void ms__thresh_finish(const ms_row_job *job, ms_scratch *s, const ms_fas
     }
     if (total == 0) return;
     const uint64_t target = ms__draw_target(ms__draw_bits(job->cfg->seed, job->n, job->row_k), total);
+    const int32_t nb = (V + MS_FAST_BLOCK - 1) / MS_FAST_BLOCK;
+    /* The drawn block b* is the one whose kept mass before it is <= target < that plus its own.
+     * Without block masses, each block's is a pass over it: walk from the nearer end (round 4:
+     * a quarter of the row on average, not half). From the end, the mass before block b is total
+     * minus the blocks from b on; these are exact sums of the same tokens, so both walks find b*. */
+    int32_t b0 = 0;
     uint64_t running = 0;
-    for (int32_t b = 0; b * MS_FAST_BLOCK < V; b++) {
+    if (!bsum && target >= total / 2) {
+        uint64_t from = 0; /* the kept mass of blocks b.. */
+        for (b0 = nb - 1; b0 > 0; b0--) {
+            const int32_t lo = b0 * MS_FAST_BLOCK, hi = lo + MS_FAST_BLOCK < V ? lo + MS_FAST_BLOCK : V;
+            uint64_t bm = K->mass_ge(y, w, lo, hi, Y);
+            if (mask_stops) bm -= ms__stop_mass(job, y, w, lo, hi, Y);
+            from += bm;
+            if (total - from <= target) break;
+        }
+        running = b0 > 0 ? total - from : 0;
+    }
+    for (int32_t b = b0; b < nb; b++) {
         const int32_t lo = b * MS_FAST_BLOCK, hi = lo + MS_FAST_BLOCK < V ? lo + MS_FAST_BLOCK : V;
-        uint64_t bm = bsum ? bsum[b] : K->mass_ge(y, w, lo, hi, Y);
-        if (mask_stops) bm -= ms__stop_mass(job, y, w, lo, hi, Y);
-        if (running + bm <= target) {
-            running += bm;
-            continue;
+        if (b > b0 || b0 == 0) {
+            uint64_t bm = bsum ? bsum[b] : K->mass_ge(y, w, lo, hi, Y);
+            if (mask_stops) bm -= ms__stop_mass(job, y, w, lo, hi, Y);
+            if (running + bm <= target) {
+                running += bm;
+                continue;
+            }
         }
         for (int32_t t = lo; t < hi; t++) {
             if (!(y[t] >= Y) || (mask_stops && ms__bit_get(job->stop_mask, t))) continue;
