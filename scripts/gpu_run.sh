@@ -35,9 +35,20 @@ if [ "$what" = r2 ]; then
 fi
 
 # final: the tests, the full-setting table, then compute-sanitizer (quick set, one host thread), in one call
+# (and, built beside it with -DMS_CU_PLAIN_GROUPS, the per-token K1/K2 paths: bench A B A)
 if [ "$what" = final ]; then
+  (cmake -S . -B build-gpuP -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+     -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-lineinfo -DMS_CU_PLAIN_GROUPS" >"$OUT/buildP.log" 2>&1 &&
+   cmake --build build-gpuP -j8 --target ms_bench_cuda >>"$OUT/buildP.log" 2>&1) &
   SKIP_BUILD=1 "$0" test || true
+  wait
   SKIP_BUILD=1 "$0" bench "$@" || true
+  log "bench, per-token paths (-DMS_CU_PLAIN_GROUPS)"
+  timeout 120 build-gpuP/ms_bench_cuda "$@" 2>&1 | tee "$OUT/bench_plain.txt" | grep -v "^#"
+  log "bench again"
+  timeout 120 build-gpu/ms_bench_cuda "$@" 2>&1 | tee "$OUT/bench2.txt" | grep -v "^#"
+  SKIP_BUILD=1 "$0" prof >/dev/null 2>&1 || true
+  cat "$OUT/ncu.txt" 2>/dev/null
   SKIP_BUILD=1 SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck}" "$0" san || true
   exit 0
 fi

@@ -209,9 +209,11 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
 /* As ms_cu_for_chunk, but each warp runs its loops as long as any of its lanes has a token, and calls
  * f(t, x, ok) with every lane (ok false where the lane has none), so that f may use warp-wide
  * operations (for lite rows K2 queues the rare tokens that need the slow path; see ms_cu_k2_lite);
- * after() follows each group of at most 4 calls. */
+ * after() follows each group of at most 4 calls. Groups of 4 tokens whose raw values are all below
+ * skip_below and that no penalty touches are skipped when the whole warp's are. */
 template <int NG, class F, class H>
-__device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, F f, H after) {
+__device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, float skip_below, F f,
+                                                  H after) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
     const int32_t wl = (int32_t)(threadIdx.x & ~31u); /* the warp's first thread */
@@ -235,6 +237,13 @@ __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0
                 const int32_t tg = t + u * step;
                 const bool ok = tg < tv;
                 const uint32_t word = words[u];
+                {
+                    /* a warp whose groups are all below skip_below, unpenalised, skips them whole
+                     * (fmaxf ignores NaN; four NaN give NaN, which is not skipped) */
+                    const float gm = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
+                    const bool hot = ok && (c.win || ((word >> (tg & 31)) & 15u) != 0 || !(gm < skip_below));
+                    if (!__any_sync(0xffffffffu, hot)) continue;
+                }
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
                     float x = 0.0f;
@@ -519,6 +528,54 @@ __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long l
     return v;
 }
 
+/* The largest penalised logit of [t0, t1) (rows without a window penalty), -inf when there is none.
+ * K1 is a pure read of the row, and its per-token work (NaN test, seen bit, order key, compare: ~12
+ * instructions) kept the multiprocessors ~46% busy (ncu, B=64): here a group of 4 tokens none of
+ * which is in the seen set costs three fmaxf, which ignore NaN as the pipeline's NaN = -inf rule
+ * does; the max as a float gives the same key (the key folds -0 into +0). */
+__device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0, int32_t t1) {
+    float m = ms__neg_inf();
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    int32_t ts = t0;
+    if (vec) {
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3);
+        constexpr int NG = 4;
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
+            float v[NG][4];
+            uint32_t words[NG];
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                words[u] = 0;
+                if (t + u * step < tv) {
+                    ms_cu_load4(c, t + u * step, v[u]);
+                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                const int32_t tg = t + u * step;
+                if (tg >= tv) continue;
+                const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
+                if (nib == 0) {
+                    m = fmaxf(m, fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])));
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x = ms__sanitize(v[u][k]);
+                        if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+                        m = fmaxf(m, x);
+                    }
+                }
+            }
+        }
+        ts = tv;
+    }
+    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) m = fmaxf(m, ms_cu_x(c, t));
+    return m;
+}
+
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -540,12 +597,19 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
         });
     } else {
         /* the max of x, divided once: fl(x / T) is monotone in x for T > 0, so this is max y */
-        uint32_t mk = 0;
-        ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
-            uint32_t k = ms_cu_key(x);
-            mk = k > mk ? k : mk;
-        });
-        v0 = mk;
+#ifndef MS_CU_PLAIN_GROUPS /* the per-token paths, to compare (scripts/gpu_run.sh final) */
+        if (!c.win) {
+            v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
+        } else
+#endif
+        {
+            uint32_t mk = 0;
+            ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+                uint32_t k = ms_cu_key(x);
+                mk = k > mk ? k : mk;
+            });
+            v0 = mk;
+        }
         /* K2's histogram must start at zero: this row's blocks clear it between them. */
         const ms_cu_filt f = ms_cu_filters(c);
         if (f.k2run && ms_cu_lite_k(c, f) == 0)
@@ -669,7 +733,11 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
     int qn = 0; /* the same in every lane of the warp; < 32 between groups, so < MS_CU_WQ */
     ms_cu_for_chunk_w<NG>(
-        c, t0, t1,
+#ifndef MS_CU_PLAIN_GROUPS
+        c, t0, t1, c.xcut,
+#else
+        c, t0, t1, -INFINITY,
+#endif
         [&](int32_t t, float x, bool ok) {
             const bool pass = ok && !(x < c.xcut);
             const unsigned bal = __ballot_sync(0xffffffffu, pass);
