@@ -363,6 +363,17 @@ uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint6
 int32_t MS__FN(select_ge)(const float *y, int32_t V, float tau, int32_t *ids) {
     const vf vt = ms__vsplat(tau);
     int32_t n = 0, t = 0;
+    /* four vectors per branch (round 4): the lists are sparse (a threshold guessed for ~2k of a
+     * row's tokens, the min-p candidates); a group with a listed token goes vector by vector */
+    for (; t + 4 * W <= V; t += 4 * W) {
+        vi any = (vi)(ms__vld(y + t) >= vt) | (vi)(ms__vld(y + t + W) >= vt) | (vi)(ms__vld(y + t + 2 * W) >= vt) |
+                 (vi)(ms__vld(y + t + 3 * W) >= vt);
+        if (!ms__vany(any)) continue;
+        for (int j = 0; j < 4 * W; j += W) {
+            vi ge = (vi)(ms__vld(y + t + j) >= vt);
+            for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + j + __builtin_ctz(bits);
+        }
+    }
     for (; t + W <= V; t += W) {
         vi ge = (vi)(ms__vld(y + t) >= vt);
         if (!ms__vany(ge)) continue;
