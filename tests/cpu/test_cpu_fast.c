@@ -142,6 +142,17 @@ static int compare_job(fx *f, const ms_row_job *job, const char *what) {
     return bad;
 }
 
+/* compare_job at every SIMD level this machine can run; the caller restores its level. */
+static int compare_job_levels(fx *f, const ms_row_job *job, const char *what) {
+    int bad = 0;
+    for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
+        if (!ms__cpu_fast_level_ok(level)) continue;
+        ms__cpu_fast_set_level(level);
+        bad |= compare_job(f, job, what);
+    }
+    return bad;
+}
+
 /* n random (row, config) cases of width V at every usable level. */
 static void run_random(int32_t V, int n_cases, uint64_t seed) {
     fx f;
@@ -184,11 +195,7 @@ static void run_random(int32_t V, int n_cases, uint64_t seed) {
         snprintf(what, sizeof what, "V=%d case %d shape %d dtype %d T=%g k=%d p=%g minp=%g first=%d keep=%d r=%g win=%d",
                  (int)V, i, shape, (int)dtype, cfg.temperature, (int)cfg.top_k, cfg.top_p, cfg.min_p, cfg.top_p_first,
                  (int)cfg.top_p_min_keep, cfg.repetition_penalty, (int)cfg.repetition_window);
-        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
-            if (!ms__cpu_fast_level_ok(level)) continue;
-            ms__cpu_fast_set_level(level);
-            failures += compare_job(&f, &job, what);
-        }
+        failures += compare_job_levels(&f, &job, what);
     }
     ms__cpu_fast_set_level(saved);
     fx_free(&f);
@@ -222,11 +229,7 @@ static void run_bench_settings(int32_t V, int n_cases, uint64_t seed) {
         job.dtype = MS_DTYPE_F32;
         char what[96];
         snprintf(what, sizeof what, "bench V=%d case %d setting %d", (int)V, i, setting);
-        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
-            if (!ms__cpu_fast_level_ok(level)) continue;
-            ms__cpu_fast_set_level(level);
-            compare_job(&f, &job, what);
-        }
+        compare_job_levels(&f, &job, what);
     }
     ms__cpu_fast_set_level(saved);
     fx_free(&f);
@@ -307,11 +310,7 @@ TEST(cpu_fast_trim_signs) {
         job.dtype = MS_DTYPE_F32;
         char what[64];
         snprintf(what, sizeof what, "trim V=%d case %d shift %g", (int)V, i, shifts[i / 2]);
-        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
-            if (!ms__cpu_fast_level_ok(level)) continue;
-            ms__cpu_fast_set_level(level);
-            compare_job(&f, &job, what);
-        }
+        compare_job_levels(&f, &job, what);
     }
     ms__cpu_fast_set_level(saved);
     fx_free(&f);
@@ -359,11 +358,7 @@ TEST(cpu_fast_pass1_nan) {
         job.dtype = dtype;
         char what[64];
         snprintf(what, sizeof what, "nan V=%d case %d dtype %d minp=%g", (int)V, i, (int)dtype, cfg.min_p);
-        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
-            if (!ms__cpu_fast_level_ok(level)) continue;
-            ms__cpu_fast_set_level(level);
-            compare_job(&f, &job, what);
-        }
+        compare_job_levels(&f, &job, what);
     }
     ms__cpu_fast_set_level(saved);
     fx_free(&f);
@@ -398,11 +393,7 @@ TEST(cpu_fast_bracket_misleads) {
         job.dtype = MS_DTYPE_F32;
         char what[80];
         snprintf(what, sizeof what, "bracket V=%d case %d shift %g p=%g", (int)V, i, shift, cfg.top_p);
-        for (int level = 0; level < MS_FAST_N_LEVELS; level++) {
-            if (!ms__cpu_fast_level_ok(level)) continue;
-            ms__cpu_fast_set_level(level);
-            compare_job(&f, &job, what);
-        }
+        compare_job_levels(&f, &job, what);
     }
     ms__cpu_fast_set_level(saved);
     fx_free(&f);
