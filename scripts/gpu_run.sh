@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|final|exp] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +18,15 @@ nvcc --version | tail -1 | tee -a "$OUT/machine.txt"
 git rev-parse HEAD 2>/dev/null | tee -a "$OUT/machine.txt"
 
 log "build"
+try_variants() {
+  declare -A VAR=([B]="-DMS_CU_K4_NO_GHIST" [C]="-DMS_CU_K4_NO_GHIST -DMS_CU_K4_OLD_DRAW -DMS_CU_K4_OLD_HIST")
+  for v in B C; do
+    (cmake -S . -B build-gpu$v -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+       -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${VAR[$v]}" >"$OUT/build$v.log" 2>&1 &&
+     cmake --build build-gpu$v -j4 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build$v.log" 2>&1) &
+  done
+}
+[ "$what" = r3 ] && try_variants
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
@@ -72,6 +81,34 @@ if [ "$what" = exp ]; then
     log "bench variant ${v:-A}"
     timeout 120 build-gpu$v/ms_bench_cuda "$@" 2>&1 | grep -v "^#" | tee -a "$OUT/bench_exp.txt"
   done
+  exit 0
+fi
+
+# r3 (round 3: K4's whole-row path): the tests (the new one first), the top-p table, the full setting's
+# flat rows; built beside it: variant B (no start from K2's buckets), C (round 2's atomics, draw and
+# descent), which run the new test only if A fails it, and B's top-p cells at V=151936 B=1,64 for the A/B
+if [ "$what" = r3 ]; then
+  wait # the variants' builds (started before the main build by the caller)
+  log "tests"
+  for t in cuda_identity_top_p_alone cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_many_steps \
+           cuda_identity_lite cuda_identity_matrix; do
+    s=$(date +%s)
+    timeout 45 $T $t 2>&1 | tail -6 | tee -a "$OUT/tests.log"
+    echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+  done
+  if grep -q "^not ok\|FAIL" "$OUT/tests.log"; then
+    for v in B C; do
+      log "variant $v: cuda_identity_top_p_alone"
+      timeout 25 build-gpu$v/tests/cuda/ms_cuda_tests cuda_identity_top_p_alone 2>&1 | tail -4 | tee -a "$OUT/tests.log"
+    done
+  fi
+  log "bench top-p"
+  timeout 90 build-gpu/ms_bench_cuda --setting top-p --vocab 151936,262144 --batch 1,16,64,256 --reps 3 2>&1 | tee "$OUT/bench.txt"
+  log "bench full, flat"
+  timeout 25 build-gpu/ms_bench_cuda --setting full --shape flat --vocab 151936 --batch 1,64 --reps 3 2>&1 | tee -a "$OUT/bench.txt"
+  log "bench top-p flat, variant B (no start from K2's buckets)"
+  timeout 15 build-gpuB/ms_bench_cuda --setting top-p --shape flat --vocab 151936 --batch 1,64 --reps 3 --no-baseline 2>&1 | tee -a "$OUT/bench.txt"
+  log "done"
   exit 0
 fi
 

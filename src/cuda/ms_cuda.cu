@@ -999,6 +999,11 @@ struct ms_cu_src {
     const ms_cu_row *c;
     const unsigned long long *cand; /* shared; NULL: whole row */
     int32_t n;
+    unsigned long long *scr;        /* whole row: shared scratch for the per-warp histograms */
+    /* whole row: K2's histogram of S0 by key >> 21 (counts, masses) in global memory, NULL where K2
+     * did not build one (lite rows, rows without filters) */
+    const uint32_t *gc;
+    const unsigned long long *gm;
     template <class F> __device__ __forceinline__ void each(F f) const {
         if (cand) {
             for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
@@ -1013,22 +1018,88 @@ struct ms_cu_src {
     }
 };
 
-/* Histogram of the digit at `level` (8 bits each, from the top) of S0 elements with key >= lb whose
- * higher digits equal prefix. */
-__device__ void ms_cu_hist(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int level, uint32_t prefix) {
+/* Histogram of the digit (key >> sh) & (2^w - 1), w <= 8, of S0 elements with key >= lb and
+ * key >> psh == prefix (psh = sh + w; psh = 32: no prefix). */
+__device__ void ms_cu_hist_row(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int sh, int w, int psh, uint32_t prefix);
+__device__ void ms_cu_hist(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int sh, int w, int psh, uint32_t prefix) {
+#ifndef MS_CU_K4_OLD_HIST /* round 2's block-wide atomics, to compare (scripts/gpu_run.sh r3) */
+    if (!s.cand) {
+        ms_cu_hist_row(s, S, lb, sh, w, psh, prefix);
+        return;
+    }
+#endif
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
         S.cnt[i] = 0;
         S.mass[i] = 0;
     }
     __syncthreads();
-    const int sh = 24 - 8 * level;
     s.each([&](const ms_cu_elem &e) {
         if (!e.s0 || e.key < lb) return;
-        if (level > 0 && (e.key >> (sh + 8)) != prefix) return;
-        uint32_t d = (e.key >> sh) & 255u;
+        if (psh < 32 && (e.key >> psh) != prefix) return;
+        uint32_t d = (e.key >> sh) & ((1u << w) - 1u);
         atomicAdd(&S.cnt[d], 1u);
         if (e.q) atomicAdd(&S.mass[d], (unsigned long long)e.q);
     });
+    __syncthreads();
+}
+
+/* ms_cu_hist over the whole row. On a flat row nearly every key shares its top bits, so the first
+ * levels put most of a warp's 32 tokens onto two or three bins: block-wide shared atomics (the 64-bit
+ * mass add is a compare-and-swap loop) serialised every token of the row onto a few addresses. Here
+ * each warp owns a sub-histogram in shared scratch; the lanes of a warp that share a digit are found
+ * with __match_any_sync and their count and mass summed with __reduce_add_sync (a mass is at most
+ * 2^40: two 20-bit halves, whose sums over 32 lanes fit 32 bits), and one lane per distinct digit adds
+ * them with a plain store (no other warp writes there). The division, key and prefix test come first:
+ * exp and the mass only for tokens of the digit's prefix. Loads: ms_cu_for_chunk_w (16-byte loads, two
+ * groups in flight, warp-uniform calls). Integer sums: the same histogram in any order. */
+__device__ void ms_cu_hist_row(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int sh, int w, int psh, uint32_t prefix) {
+    const ms_cu_row &c = *s.c;
+    const int nw = (int)(blockDim.x >> 5), wid = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    unsigned long long *wm = s.scr;            /* nw x 256 masses */
+    uint32_t *wc = (uint32_t *)(s.scr + nw * 256); /* nw x 256 counts */
+    for (int i = threadIdx.x; i < nw * 256; i += blockDim.x) {
+        wm[i] = 0;
+        wc[i] = 0;
+    }
+    __syncthreads();
+    unsigned long long *mm = wm + wid * 256;
+    uint32_t *mc = wc + wid * 256;
+    const uint32_t dmask = (1u << w) - 1u;
+    ms_cu_for_chunk_w<2>(
+        c, 0, c.V, -INFINITY,
+        [&](int32_t t, float x, bool ok) {
+            const float y = x / c.sl.temperature;
+            const uint32_t key = ms_cu_key(y);
+            bool in = ok && key >= lb && (psh >= 32 || (key >> psh) == prefix);
+            if (!__any_sync(0xffffffffu, in)) return;
+            uint64_t q = 0;
+            if (in) {
+                const ms_cu_elem e = ms_cu_from_y(c, y, t);
+                in = e.s0;
+                q = in ? e.q : 0;
+            }
+            const uint32_t d = in ? (key >> sh) & dmask : 0xffffffffu;
+            const unsigned grp = __match_any_sync(0xffffffffu, d);
+            const uint32_t lo = __reduce_add_sync(grp, (uint32_t)q & 0xfffffu);
+            const uint32_t hi = __reduce_add_sync(grp, (uint32_t)(q >> 20));
+            if (in && lane == __ffs(grp) - 1) {
+                mc[d] += (uint32_t)__popc(grp);
+                mm[d] += (unsigned long long)lo + ((unsigned long long)hi << 20);
+            }
+            __syncwarp();
+        },
+        [] {});
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        uint32_t n = 0;
+        unsigned long long m = 0;
+        for (int j = 0; j < nw; j++) {
+            n += wc[j * 256 + i];
+            m += wm[j * 256 + i];
+        }
+        S.cnt[i] = n;
+        S.mass[i] = m;
+    }
     __syncthreads();
 }
 
@@ -1083,17 +1154,82 @@ __device__ void ms_cu_find(ms_cu_k4sh &S, int mode, uint64_t need, uint64_t base
     __syncthreads();
 }
 
+/* ms_cu_find over K2's histogram of the whole of S0 by key >> 21 (2048 buckets, global memory; the
+ * row's K2 finished before K4 started): the first digit of a descent from lb = 0 without a pass over
+ * the row. Each thread takes MS_CU_HB / MS_CU_T4 consecutive buckets in descending order. Same
+ * outputs as ms_cu_find (S.dig a bucket; before_* relative to the whole of S0). */
+__device__ void ms_cu_find_g(const ms_cu_src &s, ms_cu_k4sh &S, int mode, uint64_t need, uint64_t M, uint64_t pq) {
+    constexpr int per = MS_CU_HB / MS_CU_T4;
+    static_assert(per >= 1 && per * MS_CU_T4 == MS_CU_HB, "K4's threads split K2's buckets evenly");
+    __shared__ int32_t bestj;
+    uint32_t n[per];
+    uint64_t ms[per], lc = 0, lm = 0;
+#pragma unroll
+    for (int i = 0; i < per; i++) {
+        const int b = MS_CU_HB - 1 - ((int)threadIdx.x * per + i);
+        n[i] = __ldcg(&s.gc[b]); /* written by K2's atomics: read through L2 */
+        ms[i] = __ldcg(&s.gm[b]);
+        lc += n[i];
+        lm += ms[i];
+    }
+    if (threadIdx.x == 0) bestj = -1;
+    uint64_t tc, tm;
+    uint64_t cc = ms_cu_block_excl_u64(lc, &tc, S.sh);
+    uint64_t cm = ms_cu_block_excl_u64(lm, &tm, S.sh);
+    if (mode == 1 && M == 0) M = tm;
+    int32_t found = -1;
+    uint64_t fc = 0, fm = 0;
+#pragma unroll
+    for (int i = 0; i < per; i++) {
+        if (n[i]) {
+            const bool hit = mode == 0 ? (cc < need && cc + n[i] >= need) : ms__top_p_keeps(cm, M, pq);
+            if (hit) { /* mode 1: lower buckets come later: keep the last */
+                found = (int32_t)threadIdx.x * per + i;
+                fc = cc;
+                fm = cm;
+            }
+        }
+        cc += n[i];
+        cm += ms[i];
+    }
+    if (found >= 0) atomicMax(&bestj, found); /* the lowest bucket any thread found */
+    __syncthreads();
+    if (found >= 0 && found == bestj) {
+        S.dig = MS_CU_HB - 1 - found;
+        S.before_c = fc;
+        S.before_m = fm;
+    }
+    if (threadIdx.x == 0) {
+        S.tot_c = tc;
+        S.tot_m = tm;
+    }
+    __syncthreads();
+}
+
+/* The digits of a descent: from K2's 11-bit buckets (g), then 8 + 8 + 5 bits; or four 8-bit digits. */
+__device__ __forceinline__ int ms_cu_dig_sh(bool g, int level) {
+    static_assert(MS_CU_HBITS == 11, "the digits after K2's buckets");
+    return g ? (level == 0 ? 21 : level == 1 ? 13 : level == 2 ? 5 : 0) : 24 - 8 * level;
+}
+__device__ __forceinline__ int ms_cu_dig_w(bool g, int level) { return g ? (level == 0 ? 11 : level == 3 ? 5 : 8) : 8; }
+
 /* top-k: the key of the need-th largest S0 element with key >= lb, or lb when there are fewer
  * than need + 1 such elements (everything is kept). */
 __device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, uint64_t need) {
+    const bool g = s.gc && lb == 0;
     uint32_t prefix = 0;
     uint64_t above = 0;
     for (int level = 0; level < 4; level++) {
-        ms_cu_hist(s, S, lb, level, prefix);
-        ms_cu_find(S, 0, need, above, 0, 0, 0);
+        const int sh = ms_cu_dig_sh(g, level), w = ms_cu_dig_w(g, level), psh = level == 0 ? 32 : sh + w;
+        if (level == 0 && g) {
+            ms_cu_find_g(s, S, 0, need, 0, 0);
+        } else {
+            ms_cu_hist(s, S, lb, sh, w, psh, prefix);
+            ms_cu_find(S, 0, need, above, 0, 0, 0);
+        }
         if (level == 0 && S.tot_c <= need) return lb;
         above += S.before_c;
-        prefix = (prefix << 8) | (uint32_t)S.dig;
+        prefix = (prefix << w) | (uint32_t)S.dig;
         __syncthreads();
     }
     return prefix;
@@ -1102,18 +1238,25 @@ __device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32
 /* top-p: the key of the lowest S0 value (key >= lb) whose mass strictly above is < p * M. M is the
  * mass of that set; pass 0 to have it summed here. */
 __device__ uint32_t ms_cu_select_mass(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, uint64_t M, uint64_t pq) {
+    const bool g = s.gc && lb == 0;
     uint32_t prefix = 0;
     uint64_t above = 0;
     for (int level = 0; level < 4; level++) {
-        ms_cu_hist(s, S, lb, level, prefix);
-        if (level == 0 && M == 0) {
-            ms_cu_find(S, 0, ~0ull, 0, 0, 0, 0); /* only for the totals */
-            M = S.tot_m;
-            __syncthreads(); /* everyone has read the totals before the next walk rewrites them */
+        const int sh = ms_cu_dig_sh(g, level), w = ms_cu_dig_w(g, level), psh = level == 0 ? 32 : sh + w;
+        if (level == 0 && g) {
+            ms_cu_find_g(s, S, 1, 0, M, pq);
+            if (M == 0) M = S.tot_m;
+        } else {
+            ms_cu_hist(s, S, lb, sh, w, psh, prefix);
+            if (level == 0 && M == 0) {
+                ms_cu_find(S, 0, ~0ull, 0, 0, 0, 0); /* only for the totals */
+                M = S.tot_m;
+                __syncthreads(); /* everyone has read the totals before the next walk rewrites them */
+            }
+            ms_cu_find(S, 1, 0, 0, above, M, pq);
         }
-        ms_cu_find(S, 1, 0, 0, above, M, pq);
         above += S.before_m;
-        prefix = (prefix << 8) | (uint32_t)S.dig;
+        prefix = (prefix << w) | (uint32_t)S.dig;
         __syncthreads();
     }
     return prefix;
@@ -1201,6 +1344,111 @@ __device__ void ms_cu_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, m
                 break;
             }
         }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
+}
+
+/* The draw over the whole row (the FULL path): a token's kept mass is its q when it is in S0 with key
+ * >= lb. ms_cu_draw's per-thread contiguous pieces read the row uncoalesced (each lane its own lines,
+ * which K4's small L1 does not hold) with one load in flight. Here each warp takes steps of 32
+ * consecutive tokens (coalesced, four steps' loads in flight) and stores each step's mass (and, when
+ * the floor may apply, its mass without stop ids) in shared scratch (2 x ceil(V/32) words); the block
+ * scans the steps, and one warp recomputes the step holding the target and finds the first token whose
+ * running sum exceeds it: the same token as ms_cu_draw's walk in id order (integer sums). */
+__device__ void ms_cu_draw_row(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S, uint32_t lb,
+                               unsigned long long *scr) {
+    const unsigned FULLM = 0xffffffffu;
+    const int32_t ns = (c.V + 31) >> 5;
+    const int32_t nw = (int32_t)(blockDim.x >> 5), wid = (int32_t)(threadIdx.x >> 5), lane = (int32_t)(threadIdx.x & 31);
+    unsigned long long *SA = scr, *SB = scr + ns;
+    auto q_of = [&](int32_t t, float x) -> uint64_t {
+        const float y = x / c.sl.temperature;
+        if (ms_cu_key(y) < lb) return 0;
+        const ms_cu_elem e = ms_cu_from_y(c, y, t);
+        return e.s0 ? e.q : 0;
+    };
+    auto wsum = [&](uint64_t q) -> unsigned long long { /* q <= 2^40: two halves, each sum < 2^32 */
+        const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)q & 0xfffffu);
+        const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(q >> 20));
+        return (unsigned long long)lo + ((unsigned long long)hi << 20);
+    };
+    for (int32_t s0 = wid; s0 < ns; s0 += 4 * nw) { /* s0, nw: warp-uniform */
+        float raw[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int32_t t = (s0 + u * nw) * 32 + lane;
+            raw[u] = t < c.V ? ms_cu_load(c.row, c.dtype, t) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int32_t st = s0 + u * nw;
+            if (st >= ns) break;
+            const int32_t t = st * 32 + lane;
+            uint64_t q = 0;
+            bool sp = false;
+            if (t < c.V) {
+                q = q_of(t, ms_cu_pen(c, raw[u], t));
+                sp = c.floor && ms_cu_bit(c.stop, t);
+            }
+            const unsigned long long qa = wsum(q);
+            if (lane == 0) SA[st] = qa;
+            if (c.floor) {
+                const unsigned long long qb = wsum(sp ? 0 : q);
+                if (lane == 0) SB[st] = qb;
+            }
+        }
+    }
+    __syncthreads();
+    const int32_t per = (ns + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t p0 = min(ns, (int32_t)threadIdx.x * per), p1 = min(ns, p0 + per);
+    uint64_t my = 0, my_b = 0;
+    for (int32_t i = p0; i < p1; i++) {
+        my += SA[i];
+        if (c.floor) my_b += SB[i];
+    }
+    uint64_t total, nonstop = 0, excl_b = 0;
+    const uint64_t excl_all = ms_cu_block_excl_u64(my, &total, S.sh);
+    if (c.floor) excl_b = ms_cu_block_excl_u64(my_b, &nonstop, S.sh);
+    /* 5. the floor: stop ids lose their mass unless nothing would be left */
+    const bool floor_on = c.floor && nonstop > 0;
+    const uint64_t tot = floor_on ? nonstop : total;
+    if (tot == 0) {
+        if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(ms__draw_bits(c.sl.seed, c.sl.n, (uint32_t)a.row_k[r]), tot);
+    const unsigned long long *U = floor_on ? SB : SA;
+    const uint64_t base = floor_on ? excl_b : excl_all, mine = floor_on ? my_b : my;
+    __shared__ int32_t dstep;
+    __shared__ unsigned long long dbase;
+    if (threadIdx.x == 0) {
+        S.token = -1;
+        dstep = -1;
+    }
+    __syncthreads();
+    if (mine > 0 && base <= target && target < base + mine) {
+        uint64_t run = base;
+        for (int32_t i = p0; i < p1; i++) {
+            if (run + U[i] > target) {
+                dstep = i;
+                dbase = run;
+                break;
+            }
+            run += U[i];
+        }
+    }
+    __syncthreads();
+    if (wid == 0 && dstep >= 0) {
+        const int32_t t = dstep * 32 + lane;
+        uint64_t q = 0;
+        if (t < c.V) {
+            q = q_of(t, ms_cu_x(c, t));
+            if (floor_on && ms_cu_bit(c.stop, t)) q = 0;
+        }
+        const uint64_t inc = dbase + ms_cu_warp_incl_u64(q);
+        const unsigned hit = __ballot_sync(FULLM, inc > target);
+        if (lane == 0) S.token = hit ? dstep * 32 + __ffs(hit) - 1 : -1;
     }
     __syncthreads();
     if (threadIdx.x == 0) ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
@@ -1509,6 +1757,15 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
     s.c = &c;
     s.cand = NULL;
     s.n = 0;
+    s.scr = ms_cu_cand_sh; /* the candidates' space, unused on this path */
+    /* K2's histogram of S0 is there for rows it classed FULL itself (not lite rows sent here by K4) */
+#ifndef MS_CU_K4_NO_GHIST /* every descent from the top, to compare (scripts/gpu_run.sh r3) */
+    const bool ghist = st->mode == MS_CU_MODE_FULL && ms_cu_lite_k(c, f) == 0;
+#else
+    const bool ghist = false;
+#endif
+    s.gc = ghist ? a.hcnt + (size_t)r * MS_CU_HB : NULL;
+    s.gm = ghist ? a.hmass + (size_t)r * MS_CU_HB : NULL;
     uint32_t lb = 0;
     if (f.sel) {
         if (!c.sl.top_p_first) {
@@ -1522,6 +1779,12 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
             }
         }
     }
+#ifndef MS_CU_K4_OLD_DRAW /* round 2's per-thread pieces, to compare (scripts/gpu_run.sh r3) */
+    if ((size_t)((c.V + 31) >> 5) * 2 <= (size_t)MS_CU_K4_DYN / 8) { /* the steps' masses fit the scratch */
+        ms_cu_draw_row(a, r, c, S, lb, ms_cu_cand_sh);
+        return;
+    }
+#endif
     ms_cu_draw(a, r, c, S, c.V, [&](int32_t i, int32_t *id, bool *stop) -> uint64_t {
         ms_cu_elem e = ms_cu_elem_at(c, i);
         *id = i;

@@ -153,6 +153,42 @@ static ms_req_config gen_cfg_lite(ms_trng *g) {
     return c;
 }
 
+/* Rows for K4's whole-row path (round 3): top-p with no top-k or min-p (or a top-k over 2048, or a
+ * tiny min-p) on rows whose candidates do not fit: flat rows at several scales, all-equal rows, few
+ * distinct values, masked tails and NaN. */
+static void gen_row_topp(ms_trng *g, float *x, int32_t width, int32_t V) {
+    static const double scales[] = {0.3, 1.0, 3.0};
+    const int shape = (int)ms_trng_below(g, 6);
+    const double scale = scales[ms_trng_below(g, 3)];
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g) * scale;
+        if (shape == 1) v = 1.5;
+        else if (shape == 2) v = (double)(int)ms_trng_below(g, 4);
+        else if (shape == 3 && ms_trng_below(g, 5) == 0) v = -INFINITY;
+        x[t] = (float)v;
+    }
+    if (shape == 4)
+        for (int i = 0; i < 4; i++) x[ms_trng_below(g, (uint32_t)V)] = i == 0 ? NAN : -INFINITY;
+    if (shape == 5) x[ms_trng_below(g, (uint32_t)V)] = 4.0f * (float)scale; /* one token a little above */
+}
+
+static ms_req_config gen_cfg_topp(ms_trng *g) {
+    static const float temps[] = {0.3f, 1.0f, 2.0f}, ps[] = {1e-6f, 0.5f, 0.9f, 0.999f, 1.0f};
+    static const int32_t keeps[] = {1, 1, 1, 2, 37, 5000, 200000};
+    ms_req_config c = ms_req_config_default();
+    c.temperature = temps[ms_trng_below(g, 3)];
+    c.top_p = ps[ms_trng_below(g, 5)];
+    uint32_t u = ms_trng_below(g, 8);
+    c.top_k = u == 0 ? 3000 : u == 1 ? 20000 : 0;
+    c.min_p = ms_trng_below(g, 8) == 0 ? 1e-4f : 0.0f;
+    c.top_p_first = ms_trng_below(g, 3) == 0;
+    c.top_p_min_keep = keeps[ms_trng_below(g, 7)];
+    c.repetition_penalty = ms_trng_below(g, 3) == 0 ? 1.3f : 1.0f;
+    c.min_tokens = ms_trng_below(g, 3) == 0 ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
 /* ---- one case: the same requests, steps and logits on CPU_REF and CUDA ------------------------- */
 
 typedef struct idcase {
@@ -161,6 +197,7 @@ typedef struct idcase {
     uint64_t seed;
     bool spec_vocab; /* spec.vocab_size = V (else None: the row width) */
     bool lite;       /* gen_cfg_lite / gen_row_lite */
+    bool topp;       /* gen_cfg_topp / gen_row_topp */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -224,7 +261,7 @@ static void run_case(idcase *c) {
         CASE_FAIL("cudaMalloc");
     int64_t next_rid = 1000;
     for (int32_t i = 0; i < n_req; i++) {
-        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         req[i] = next_rid++;
         int a = ms_ingest(ref, req[i], &cfg), b = ms_ingest(gpu, req[i], &cfg);
@@ -255,6 +292,7 @@ static void run_case(idcase *c) {
         for (int32_t r = 0; r < B; r++) {
             rids[r] = r < n_req ? req[r] : req[ms_trng_below(&g, (uint32_t)n_req)];
             if (c->lite) gen_row_lite(&g, xf, width, V);
+            else if (c->topp) gen_row_topp(&g, xf, width, V);
             else gen_row(&g, xf, width, V);
             char *dst = (char *)host + (size_t)r * (size_t)stride * dsize(c->dtype);
             for (int32_t t = 0; t < width; t++) {
@@ -320,7 +358,7 @@ static void run_case(idcase *c) {
             int32_t i = (int32_t)ms_trng_below(&g, (uint32_t)n_req);
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
-            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             req[i] = next_rid++;
             a = ms_ingest(ref, req[i], &cfg);
@@ -421,6 +459,31 @@ TEST(cuda_identity_lite) {
                 cases[n].spec_vocab = true;
                 cases[n].lite = true;
                 cases[n].seed = 0x11e0000u + (uint64_t)n;
+                n++;
+            }
+    run_cases(cases, n);
+}
+
+/* K4's whole-row path (top-p alone on rows whose candidates overflow): per-warp histograms, the
+ * descent from K2's buckets, the draw by steps of 32 tokens; with the HF order, min_keep, top-k after
+ * top-p, the stop-id floor, penalties, fp32 and bf16, V 151936 / 262144 (and 4099), B 1 / 37. */
+TEST(cuda_identity_top_p_alone) {
+    need_device("cuda_identity_top_p_alone");
+    static const int32_t Vs[] = {4099, 151936, 262144}, Bs[] = {1, 37};
+    idcase cases[12];
+    int n = 0;
+    for (int d = 0; d < 2; d++)
+        for (int v = 0; v < 3; v++)
+            for (int b = 0; b < 2; b++) {
+                if (quick() && (v > 0 || b > 0)) continue;
+                memset(&cases[n], 0, sizeof cases[n]);
+                cases[n].V = Vs[v];
+                cases[n].B = Bs[b];
+                cases[n].dtype = d ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+                cases[n].steps = 3;
+                cases[n].spec_vocab = true;
+                cases[n].topp = true;
+                cases[n].seed = 0x70b0000u + (uint64_t)n;
                 n++;
             }
     run_cases(cases, n);
