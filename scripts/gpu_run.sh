@@ -19,14 +19,15 @@ git rev-parse HEAD 2>/dev/null | tee -a "$OUT/machine.txt"
 
 log "build"
 try_variants() {
-  declare -A VAR=([B]="-DMS_CU_K4_NO_GHIST" [C]="-DMS_CU_K4_NO_GHIST -DMS_CU_K4_OLD_DRAW -DMS_CU_K4_OLD_HIST")
-  for v in B C; do
+  declare -A VAR=([B]="-DMS_CU_K4_NO_GHIST" [C]="-DMS_CU_K4_NO_GHIST -DMS_CU_K4_OLD_DRAW -DMS_CU_K4_OLD_HIST"
+                  [D]="-DMS_CU_K4_GATHER")
+  for v in B C D; do
     (cmake -S . -B build-gpu$v -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
        -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${VAR[$v]}" >"$OUT/build$v.log" 2>&1 &&
      cmake --build build-gpu$v -j4 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build$v.log" 2>&1) &
   done
 }
-[ "$what" = r3 ] && try_variants
+[ "$what" = r3 ] && [ -z "${NOVAR:-}" ] && try_variants # NOVAR=1: only the main build
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
@@ -86,7 +87,8 @@ fi
 
 # r3 (round 3: K4's whole-row path): the tests (the new one first), the top-p table, the full setting's
 # flat rows; built beside it: variant B (no start from K2's buckets), C (round 2's atomics, draw and
-# descent), which run the new test only if A fails it, and B's top-p cells at V=151936 B=1,64 for the A/B
+# descent), which run the new test only if A fails it, and B's top-p cells at V=151936 B=1,64 for the A/B;
+# D (the bucket gather, -DMS_CU_K4_GATHER, never run yet): three identity tests and its top-p cells
 if [ "$what" = r3 ]; then
   wait # the variants' builds (started before the main build by the caller)
   log "tests"
@@ -96,7 +98,7 @@ if [ "$what" = r3 ]; then
     timeout 45 $T $t 2>&1 | tail -6 | tee -a "$OUT/tests.log"
     echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
   done
-  if grep -q "^not ok\|FAIL" "$OUT/tests.log"; then
+  if [ -z "${NOVAR:-}" ] && grep -q "^not ok\|FAIL" "$OUT/tests.log"; then
     for v in B C; do
       log "variant $v: cuda_identity_top_p_alone"
       timeout 25 build-gpu$v/tests/cuda/ms_cuda_tests cuda_identity_top_p_alone 2>&1 | tail -4 | tee -a "$OUT/tests.log"
@@ -106,8 +108,16 @@ if [ "$what" = r3 ]; then
   timeout 90 build-gpu/ms_bench_cuda --setting top-p --vocab 151936,262144 --batch 1,16,64,256 --reps 3 2>&1 | tee "$OUT/bench.txt"
   log "bench full, flat"
   timeout 25 build-gpu/ms_bench_cuda --setting full --shape flat --vocab 151936 --batch 1,64 --reps 3 2>&1 | tee -a "$OUT/bench.txt"
-  log "bench top-p flat, variant B (no start from K2's buckets)"
+  [ -x build-gpuB/ms_bench_cuda ] && log "bench top-p flat, variant B (no start from K2's buckets)" &&
   timeout 15 build-gpuB/ms_bench_cuda --setting top-p --shape flat --vocab 151936 --batch 1,64 --reps 3 --no-baseline 2>&1 | tee -a "$OUT/bench.txt"
+  if [ -x build-gpuD/ms_bench_cuda ]; then # the bucket gather (-DMS_CU_K4_GATHER), not yet run: check, then time
+    log "variant D (-DMS_CU_K4_GATHER): tests"
+    for t in cuda_identity_top_p_alone cuda_identity_matrix cuda_identity_lite; do
+      timeout 45 build-gpuD/tests/cuda/ms_cuda_tests $t 2>&1 | tail -3 | tee -a "$OUT/tests.log"
+    done
+    log "bench top-p flat, variant D"
+    timeout 20 build-gpuD/ms_bench_cuda --setting top-p --shape flat --vocab 151936,262144 --batch 1,64,256 --reps 3 2>&1 | tee -a "$OUT/bench.txt"
+  fi
   log "done"
   exit 0
 fi

@@ -989,6 +989,7 @@ struct ms_cu_k4sh {
     unsigned long long sh[33];
     uint32_t wfilt[256];
     int32_t dig;
+    uint32_t gn; /* ms_cu_find_g: the count of the bucket found */
     int32_t done;
     unsigned long long before_c, before_m, tot_c, tot_m;
     int32_t token;
@@ -1179,6 +1180,7 @@ __device__ void ms_cu_find_g(const ms_cu_src &s, ms_cu_k4sh &S, int mode, uint64
     if (mode == 1 && M == 0) M = tm;
     int32_t found = -1;
     uint64_t fc = 0, fm = 0;
+    uint32_t fn = 0;
 #pragma unroll
     for (int i = 0; i < per; i++) {
         if (n[i]) {
@@ -1187,6 +1189,7 @@ __device__ void ms_cu_find_g(const ms_cu_src &s, ms_cu_k4sh &S, int mode, uint64
                 found = (int32_t)threadIdx.x * per + i;
                 fc = cc;
                 fm = cm;
+                fn = n[i];
             }
         }
         cc += n[i];
@@ -1198,12 +1201,47 @@ __device__ void ms_cu_find_g(const ms_cu_src &s, ms_cu_k4sh &S, int mode, uint64
         S.dig = MS_CU_HB - 1 - found;
         S.before_c = fc;
         S.before_m = fm;
+        S.gn = fn;
     }
     if (threadIdx.x == 0) {
         S.tot_c = tc;
         S.tot_m = tm;
     }
     __syncthreads();
+}
+
+/* The S0 tokens of K2's bucket b (key >> 21), as (key << 32 | id) in list (at most MS_CU_CAND): one
+ * pass over the row instead of the descent's three; the rest of the descent runs over the list. A
+ * warp ballot and one shared atomic per warp that has any; exp only for min-p's verdict.
+ * Compiled but unused unless -DMS_CU_K4_GATHER: the device time of round 3 ran out before a run could
+ * check it (docs/cuda.md). */
+__device__ int32_t ms_cu_gather_bucket(const ms_cu_src &s, uint32_t b, unsigned long long *list) {
+    const ms_cu_row &c = *s.c;
+    const int lane = (int)(threadIdx.x & 31);
+    __shared__ int32_t gn_sh;
+    if (threadIdx.x == 0) gn_sh = 0;
+    __syncthreads();
+    ms_cu_for_chunk_w<2>(
+        c, 0, c.V, -INFINITY,
+        [&](int32_t t, float x, bool ok) {
+            const float y = x / c.sl.temperature;
+            const uint32_t key = ms_cu_key(y);
+            bool in = ok && (key >> (32 - MS_CU_HBITS)) == b;
+            if (!__any_sync(0xffffffffu, in)) return;
+            if (in && c.minp_on) in = ms_cu_from_y(c, y, t).s0;
+            const unsigned bal = __ballot_sync(0xffffffffu, in);
+            if (!bal) return;
+            int32_t base = 0;
+            if (lane == 0) base = atomicAdd(&gn_sh, __popc(bal));
+            base = __shfl_sync(0xffffffffu, base, 0);
+            const int32_t i = base + __popc(bal & ((1u << lane) - 1u));
+            if (in && i < MS_CU_CAND) list[i] = ((unsigned long long)key << 32) | (uint32_t)t;
+        },
+        [] {});
+    __syncthreads();
+    const int32_t n = gn_sh < MS_CU_CAND ? gn_sh : MS_CU_CAND;
+    __syncthreads(); /* everyone has n before a later call resets gn_sh */
+    return n;
 }
 
 /* The digits of a descent: from K2's 11-bit buckets (g), then 8 + 8 + 5 bits; or four 8-bit digits. */
@@ -1217,6 +1255,8 @@ __device__ __forceinline__ int ms_cu_dig_w(bool g, int level) { return g ? (leve
  * than need + 1 such elements (everything is kept). */
 __device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, uint64_t need) {
     const bool g = s.gc && lb == 0;
+    ms_cu_src L = s; /* the bucket's tokens, once gathered (use_l) */
+    bool use_l = false;
     uint32_t prefix = 0;
     uint64_t above = 0;
     for (int level = 0; level < 4; level++) {
@@ -1224,13 +1264,21 @@ __device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32
         if (level == 0 && g) {
             ms_cu_find_g(s, S, 0, need, 0, 0);
         } else {
-            ms_cu_hist(s, S, lb, sh, w, psh, prefix);
+            if (use_l) ms_cu_hist(L, S, lb, sh, w, psh, prefix);
+            else ms_cu_hist(s, S, lb, sh, w, psh, prefix);
             ms_cu_find(S, 0, need, above, 0, 0, 0);
         }
         if (level == 0 && S.tot_c <= need) return lb;
         above += S.before_c;
         prefix = (prefix << w) | (uint32_t)S.dig;
         __syncthreads();
+#ifdef MS_CU_K4_GATHER /* written in round 3, NOT yet run on a GPU: off until a run verifies it */
+        if (level == 0 && g && S.gn <= MS_CU_CAND) { /* the bucket's tokens fit: the rest over them */
+            L.cand = s.scr;
+            L.n = ms_cu_gather_bucket(s, prefix, s.scr);
+            use_l = true;
+        }
+#endif
     }
     return prefix;
 }
@@ -1239,6 +1287,8 @@ __device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32
  * mass of that set; pass 0 to have it summed here. */
 __device__ uint32_t ms_cu_select_mass(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, uint64_t M, uint64_t pq) {
     const bool g = s.gc && lb == 0;
+    ms_cu_src L = s; /* the bucket's tokens, once gathered (use_l) */
+    bool use_l = false;
     uint32_t prefix = 0;
     uint64_t above = 0;
     for (int level = 0; level < 4; level++) {
@@ -1247,7 +1297,8 @@ __device__ uint32_t ms_cu_select_mass(const ms_cu_src &s, ms_cu_k4sh &S, uint32_
             ms_cu_find_g(s, S, 1, 0, M, pq);
             if (M == 0) M = S.tot_m;
         } else {
-            ms_cu_hist(s, S, lb, sh, w, psh, prefix);
+            if (use_l) ms_cu_hist(L, S, lb, sh, w, psh, prefix);
+            else ms_cu_hist(s, S, lb, sh, w, psh, prefix);
             if (level == 0 && M == 0) {
                 ms_cu_find(S, 0, ~0ull, 0, 0, 0, 0); /* only for the totals */
                 M = S.tot_m;
@@ -1258,6 +1309,13 @@ __device__ uint32_t ms_cu_select_mass(const ms_cu_src &s, ms_cu_k4sh &S, uint32_
         above += S.before_m;
         prefix = (prefix << w) | (uint32_t)S.dig;
         __syncthreads();
+#ifdef MS_CU_K4_GATHER /* written in round 3, NOT yet run on a GPU: off until a run verifies it */
+        if (level == 0 && g && S.gn <= MS_CU_CAND) { /* the bucket's tokens fit: the rest over them */
+            L.cand = s.scr;
+            L.n = ms_cu_gather_bucket(s, prefix, s.scr);
+            use_l = true;
+        }
+#endif
     }
     return prefix;
 }
