@@ -21,6 +21,12 @@
  *    candidates do not fit, take exact radix descents over the whole row in K4 (slow, always right).
  *  - No host synchronisation and no allocation in sample/commit: graph-capturable.
  */
+/* The warp reductions (__reduce_*_sync) and the rest of the kernels need sm_80 or newer; the build
+ * targets sm_90 (CMakeLists.txt) unless CMAKE_CUDA_ARCHITECTURES says otherwise. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "msampler's CUDA kernels need sm_80 or newer: configure with -DCMAKE_CUDA_ARCHITECTURES=90"
+#endif
+
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
