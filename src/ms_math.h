@@ -184,7 +184,11 @@ MS_HD uint64_t ms__draw_bits(uint64_t seed, uint64_t n, uint32_t row_k) {
 }
 
 /* ---- penalties -------------------------------------------------------------------------------- */
-MS_HD float ms__penalize(float x, float f) { return x > 0.0f ? x / f : x * f; }
+/* A windowed factor f = r^n can overflow to +inf or underflow to 0, and then -inf * 0, 0 * inf and
+ * inf / inf are NaN. A NaN counts as -inf wherever it appears (SPEC: "a NaN logit counts as -inf"),
+ * as at load: otherwise the argmax and the masses would depend on where the NaN sits (found by
+ * fuzz_sample: the reference took a NaN for the greedy token, the fast path did not). */
+MS_HD float ms__penalize(float x, float f) { return ms__sanitize(x > 0.0f ? x / f : x * f); }
 
 /* r^n as n successive fp32 multiplications starting from 1 (SPEC 2.1b). */
 MS_HD float ms__pow_n(float r, int32_t n) {

@@ -423,6 +423,47 @@ TEST(penalty_values_by_hand) {
     ms_resource_free(res);
 }
 
+/* A windowed factor r^n that overflows (r = 1e30, n = 2: f = inf) or underflows (r = 1e-30: f = 0)
+ * makes 0 * inf and -inf * 0 NaN; that NaN counts as -inf like a NaN logit, so the greedy token is the
+ * real argmax and the penalised token is never drawn, on the reference and the fast backend alike.
+ * Before the fix the reference took the NaN token 0 for the argmax. */
+TEST(penalty_nan_counts_as_neg_inf) {
+    ms_spec s = rich_spec(4, NULL, 0);
+    for (int backend = 0; backend < 2; backend++) {
+        ms_resource *res = make_res(&s, 4, backend ? MS_BACKEND_CPU_REF : MS_BACKEND_CPU, 1);
+        REQUIRE(res);
+        const float rs[2] = {1e30f, 1e-30f};
+        for (int k = 0; k < 2; k++) {
+            /* r = 1e30: x0 = 0 -> 0 * inf; r = 1e-30: x0 = NaN (= -inf) -> -inf * 0 */
+            float row[4] = {k ? NAN : 0.0f, -1.0f, -2.0f, -3.0f};
+            int32_t twice[2] = {0, 0};
+            for (int greedy = 0; greedy < 2; greedy++) {
+                const int64_t rid = 1 + 2 * k + greedy;
+                ms_req_config c = ms_req_config_default();
+                c.temperature = greedy ? 0.0f : 1.0f;
+                c.repetition_penalty = rs[k];
+                c.repetition_window = 2;
+                c.seed = (uint64_t)rid;
+                REQUIRE(ms_ingest(res, rid, &c) == MS_OK);
+                REQUIRE(ms_accept(res, rid, twice, 2) == MS_OK);
+                int32_t tok = -7;
+                CHECK(sample1(res, NULL, rid, row, 4, &tok) == MS_OK);
+                if (greedy)
+                    CHECK_MSG(tok == 1, "backend %d r=%g greedy: token %d, want 1", backend, rs[k], tok);
+                else
+                    CHECK_MSG(tok >= 1 && tok <= 3, "backend %d r=%g: token %d", backend, rs[k], tok);
+                int32_t ids[4];
+                double pr[4];
+                ms_explanation e;
+                CHECK(ms_explain(res, NULL, rid, row, MS_DTYPE_F32, 4, 4, ids, pr, NULL, &e) == MS_OK);
+                CHECK_MSG(e.n_kept >= 1 && ids[0] != 0, "backend %d r=%g: token 0 in the support", backend, rs[k]);
+                REQUIRE(ms_remove(res, rid) == MS_OK);
+            }
+        }
+        ms_resource_free(res);
+    }
+}
+
 TEST(rows_nan_inf_and_padding) {
     enum { V = 16, W = 20 };
     ms_spec s = rich_spec(V, NULL, 0);
