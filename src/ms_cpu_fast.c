@@ -809,17 +809,8 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         mx = K->load_max(job->row, job->dtype, V, seen, r, s->y, 0.0f, NULL, NULL, 0);
     }
     if (windowed) {
-        /* 1b, as the reference does it, on the copy; then the max again */
-        int32_t *count = s->count;
-        int32_t wn = cfg->repetition_window < job->hist_len ? cfg->repetition_window : job->hist_len;
-        for (int32_t i = 0; i < wn; i++) count[job->hist[(job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap]]++;
-        for (int32_t i = 0; i < wn; i++) {
-            int32_t t = job->hist[(job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap];
-            if (count[t] > 0) {
-                s->y[t] = ms__penalize(s->y[t], ms__pow_n(r, count[t]));
-                count[t] = 0;
-            }
-        }
+        /* 1b, the reference's own code, on the copy; then the max again */
+        ms__window_penalty(job, s->y, s->count);
         mx = K->max(s->y, V);
         n_pre = -1; /* the values moved: pass 1's list no longer holds */
     }

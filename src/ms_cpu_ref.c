@@ -87,26 +87,32 @@ static void ms__top_p(const float *y, const uint64_t *q, uint8_t *keep, int32_t 
     }
 }
 
+void ms__window_penalty(const ms_row_job *job, float *x, int32_t *count) {
+    const ms_req_config *cfg = job->cfg;
+    const float r = cfg->repetition_penalty;
+    if (!job->hist) return;
+    int32_t w = cfg->repetition_window < job->hist_len ? cfg->repetition_window : job->hist_len;
+    for (int32_t i = 0; i < w; i++) {
+        int32_t pos = (job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap;
+        count[job->hist[pos]]++;
+    }
+    for (int32_t i = 0; i < w; i++) {
+        int32_t pos = (job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap;
+        int32_t t = job->hist[pos];
+        if (count[t] > 0) {
+            x[t] = ms__penalize(x[t], ms__pow_n(r, count[t]));
+            count[t] = 0; /* once per token; leaves the array zeroed for the next row */
+        }
+    }
+}
+
 static void ms__penalties(const ms_row_job *job, float *x, int32_t *count) {
     const ms_req_config *cfg = job->cfg;
     float r = cfg->repetition_penalty;
     if (r == 1.0f) return; /* x / 1 and x * 1 are x exactly */
     if (cfg->repetition_window > 0) {
         /* 1b: f = r^n, n = occurrences among the last w committed tokens */
-        if (!job->hist) return;
-        int32_t w = cfg->repetition_window < job->hist_len ? cfg->repetition_window : job->hist_len;
-        for (int32_t i = 0; i < w; i++) {
-            int32_t pos = (job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap;
-            count[job->hist[pos]]++;
-        }
-        for (int32_t i = 0; i < w; i++) {
-            int32_t pos = (job->hist_head - 1 - i + 2 * job->hist_cap) % job->hist_cap;
-            int32_t t = job->hist[pos];
-            if (count[t] > 0) {
-                x[t] = ms__penalize(x[t], ms__pow_n(r, count[t]));
-                count[t] = 0; /* once per token; leaves the array zeroed for the next row */
-            }
-        }
+        ms__window_penalty(job, x, count);
     } else if (job->apply_penalty && job->seen) {
         /* 1a: f = r once for every token of the seen set */
         for (int32_t t = 0; t < job->V; t++)

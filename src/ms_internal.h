@@ -58,6 +58,11 @@ typedef struct ms_row_out {
  * draw is false it stops before the draw (explain). */
 void ms__ref_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out);
 
+/* SPEC 2.1b on x, the row's values: f = r^n for each token among the request's last
+ * repetition_window committed tokens (n its count there); count is V zeroed ints, left zeroed.
+ * The reference and the fast path both call it (ms_cpu_ref.c). */
+void ms__window_penalty(const ms_row_job *job, float *x, int32_t *count);
+
 /* The sort key of the CPU pipelines: ascending order is y descending, then the low word ascending
  * (a token id, or an index into a list of ids ascending). -0 is folded into +0 so that keys are
  * equal exactly when the fp32 values compare equal (SPEC: "strictly greater"). */
