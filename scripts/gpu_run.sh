@@ -28,6 +28,34 @@ try_variants() {
   done
 }
 [ "$what" = r3 ] && [ -z "${NOVAR:-}" ] && try_variants # NOVAR=1: only the main build
+T0=$(date +%s)
+left() { echo $(( ${BUDGET_S:-570} - ($(date +%s) - T0) )); } # seconds left of this call's budget
+# The CPU-only build for issue 5's host numbers (r4a/r4c), beside the CUDA build
+host_build() {
+  # the GPU machine has no libcjson (msample needs it): carry .devcarry/cjson (header + .so copied from a dev box)
+  local cj=()
+  [ -f .devcarry/cjson/include/cjson/cJSON.h ] && cj=(-DMS_CJSON_INCLUDE_DIR=$PWD/.devcarry/cjson/include
+    -DMS_CJSON_LIBRARY=$PWD/.devcarry/cjson/lib/libcjson.so) && export LD_LIBRARY_PATH=$PWD/.devcarry/cjson/lib
+  (timeout 200 cmake -S . -B build-host -DMSAMPLER_CUDA=OFF -DCMAKE_BUILD_TYPE=Release "${cj[@]}" >"$OUT/cpu_build.log" 2>&1 &&
+   timeout 200 cmake --build build-host -j8 >>"$OUT/cpu_build.log" 2>&1; echo "host build exit $?" >>"$OUT/cpu_build.log") &
+}
+# The CPU backend's levels on this host (issue 5 has no AVX-512 machine): the bench per level, pinned
+cpu_bench() {
+  { log "host CPU"; lscpu | grep -E 'Model name'; echo "avx512 flags: $(lscpu | grep Flags | tr ' ' '\n' | grep avx512 | tr '\n' ' ')"
+    echo "cores: $(nproc); date: $(date -u)"; } >>"$OUT/cpu.txt"
+  tail -2 "$OUT/cpu_build.log" >>"$OUT/cpu.txt"
+  if lscpu | grep -q avx512f && lscpu | grep -q avx512bw && lscpu | grep -q avx512dq && lscpu | grep -q avx512vl; then
+    for L in avx2 avx512; do
+      log "msample bench, MSAMPLER_CPU_LEVEL=$L" >>"$OUT/cpu.txt"
+      MSAMPLER_CPU_LEVEL=$L timeout $(( $(left) / 3 > 20 ? $(left) / 3 : 20 )) taskset -c 2 build-host/programs/msample bench \
+        --vocab 151936,262144 --batch 1,64 --threads 1 --setting both --shape both --reps 15 >>"$OUT/cpu.txt" 2>&1
+      echo "   exit $?" >>"$OUT/cpu.txt"
+    done
+  else
+    echo "no AVX-512F/BW/DQ/VL here: bench skipped" >>"$OUT/cpu.txt"
+  fi
+}
+case "$what" in r4a|r4c) host_build ;; esac
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
@@ -35,6 +63,43 @@ rc=$?
 [ -n "${SKIP_BUILD:-}" ] || tail -3 "$OUT/build.log"
 if [ $rc -ne 0 ]; then grep -iE "error" "$OUT/build.log" | head -30; exit 1; fi
 T=build-gpu/tests/cuda/ms_cuda_tests
+
+# r4 (round 4): the six CUDA tests (+ the new BAND test when built), compute-sanitizer memcheck and racecheck
+# on the quick set, each step bounded by what is left of BUDGET_S (default 570 s)
+r4_tests() {
+  log "tests" | tee -a "$OUT/tests.log"
+  for t in $($T --list 2>/dev/null || echo cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_many_steps \
+             cuda_identity_matrix cuda_identity_lite cuda_identity_top_p_alone); do
+    s=$(date +%s)
+    timeout 60 $T $t 2>&1 | tail -4 | tee -a "$OUT/tests.log"
+    echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+  done
+}
+r4_san() {
+  for tool in memcheck racecheck; do
+    log "compute-sanitizer $tool" | tee -a "$OUT/san.log"
+    extra=""
+    [ $tool = memcheck ] && extra="--leak-check full"
+    tl=$(( $(left) - ${SAN_RESERVE:-0} ))
+    [ $tool = memcheck ] && [ $tl -gt 120 ] && tl=120
+    [ $tl -lt 10 ] && { echo "   no time left" | tee -a "$OUT/san.log"; continue; }
+    s=$(date +%s)
+    MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout $tl compute-sanitizer --tool $tool $extra --error-exitcode 9 \
+      $T ${SAN_TESTS:-cuda_bad_inputs cuda_identity_top_p_alone cuda_identity_lite cuda_graph_replay_equals_eager} >/tmp/san_$tool.log 2>&1
+    echo "   exit $? in $(( $(date +%s) - s )) s (timeout $tl s)" | tee -a "$OUT/san.log"
+    grep -E "^ok|^not ok|rows compared|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|rror" /tmp/san_$tool.log | head -20 | tee -a "$OUT/san.log"
+  done
+}
+if [ "$what" = r4a ]; then
+  r4_tests
+  wait # the host build
+  log "host ctest (cpu|oracle|reference)" | tee -a "$OUT/cpu.txt"
+  timeout 120 ctest --test-dir build-host -R 'cpu|oracle|reference' 2>&1 | tail -25 >>"$OUT/cpu.txt"
+  cpu_bench
+  SAN_RESERVE=5 r4_san
+  log "done"
+  exit 0
+fi
 
 # r2 (round 2 of issue 4): the tests, the full-setting table, then ncu kernel times, in one call
 if [ "$what" = r2 ]; then
