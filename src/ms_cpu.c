@@ -4,15 +4,101 @@
  * so n_threads - 1 workers) and lives until ms_resource_free. A sample call publishes its rows and
  * wakes the workers; everybody, the caller too, takes rows from one atomic counter, each with its
  * own scratch (res->scratch[i]) and the default MXCSR. Rows are independent, so any schedule draws
- * the same tokens. A call of one row never wakes anybody (batch 1 is latency). Nothing is
- * allocated while sampling. */
+ * the same tokens. Nothing is allocated while sampling.
+ *
+ * A call with fewer rows than threads (batch 1: latency) runs its rows on the caller, and the
+ * workers join the caller's scratch's team (round 5): inside a row, ms__cpu_team_for hands out
+ * chunks of its heavy passes. A worker still waking up costs the caller nothing (chunks are
+ * claimed, not assigned); after a call a worker spins a few tens of microseconds before it sleeps,
+ * so back-to-back calls find it awake (a condvar wake takes 10-50 us on the development VM). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+#if defined(__SSE2__)
+#  include <immintrin.h>
+#endif
 
 #include "ms_cpu.h"
 
 typedef struct ms_cpu_pool ms_cpu_pool;
+
+struct ms_cpu_team {
+    /* seq << 32 | n << 16 | next chunk: a claim names its task, so a late worker cannot take a
+     * chunk of a newer task with an older task's function */
+    _Atomic uint64_t claim;
+    atomic_int done;   /* chunks finished in the current task */
+    atomic_bool on;    /* the workers serve this team (set by the caller for one call) */
+    atomic_int inside; /* workers in the team loop */
+    atomic_llong helped; /* chunks done by workers (tests check that splitting really happens) */
+    uint32_t seq;
+    ms_cpu_chunk_fn fn; /* written before claim is published; stable until done reaches n */
+    void *ctx;
+};
+
+static inline void ms__cpu_pause(void) {
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
+/* Waits (spinning, then yielding the core: on a loaded machine the thread we wait for may need
+ * ours) until *a >= want. */
+static void ms__cpu_wait_ge(atomic_int *a, int32_t want) {
+    for (int i = 0; atomic_load_explicit(a, memory_order_acquire) < want; i++) {
+        ms__cpu_pause();
+        if (i >= 4096) sched_yield();
+    }
+}
+
+bool ms__cpu_team_active(const ms_cpu_team *team) {
+    return team && atomic_load_explicit(&team->on, memory_order_relaxed);
+}
+
+/* A chunk of the current task, or -1 when none is left. */
+static int32_t ms__cpu_team_claim(ms_cpu_team *team) {
+    uint64_t c = atomic_load_explicit(&team->claim, memory_order_acquire);
+    for (;;) {
+        const uint32_t idx = (uint32_t)(c & 0xffffu), n = (uint32_t)((c >> 16) & 0xffffu);
+        if (idx >= n) return -1;
+        if (atomic_compare_exchange_weak_explicit(&team->claim, &c, c + 1, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return (int32_t)idx;
+    }
+}
+
+void ms__cpu_team_for(ms_cpu_team *team, int32_t n, ms_cpu_chunk_fn fn, void *ctx) {
+    if (!ms__cpu_team_active(team) || n <= 1 || n > 0xffff) {
+        for (int32_t c = 0; c < n; c++) fn(ctx, c, 0);
+        return;
+    }
+    team->fn = fn;
+    team->ctx = ctx;
+    team->seq++;
+    atomic_store_explicit(&team->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&team->claim, (uint64_t)team->seq << 32 | (uint64_t)n << 16, memory_order_release);
+    int32_t mine = 0;
+    for (int32_t c; (c = ms__cpu_team_claim(team)) >= 0; mine++) fn(ctx, c, 0);
+    atomic_fetch_add_explicit(&team->done, mine, memory_order_acq_rel);
+    /* the chunks a worker claimed: a chunk is a few microseconds of work */
+    ms__cpu_wait_ge(&team->done, n);
+}
+
+/* A worker's part in one call's team: chunks until the caller switches the team off. */
+static void ms__cpu_team_serve(ms_cpu_team *team, int32_t slot) {
+    while (atomic_load_explicit(&team->on, memory_order_acquire)) {
+        const int32_t c = ms__cpu_team_claim(team);
+        if (c < 0) {
+            ms__cpu_pause();
+            continue;
+        }
+        team->fn(team->ctx, c, slot);
+        atomic_fetch_add_explicit(&team->helped, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&team->done, 1, memory_order_release);
+    }
+}
 
 typedef struct ms_cpu_worker {
     ms_cpu_pool *pool;
@@ -24,12 +110,14 @@ struct ms_cpu_pool {
     ms_resource *res;
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
-    uint64_t generation;      /* bumped per published call */
+    _Atomic uint64_t generation; /* bumped per published call (under mu; read without it to spin) */
     bool stop;
     const ms_cpu_rows *rows;  /* the call being served */
     atomic_int next_row;
     atomic_int rows_left;     /* rows not finished yet */
     int32_t busy;             /* workers inside the current call */
+    bool team_call;           /* the current call runs its rows on the caller, helped by team */
+    ms_cpu_team team;
     int32_t n_workers;
     ms_cpu_worker *workers;
 };
@@ -60,6 +148,11 @@ static int32_t ms__cpu_take_rows(ms_cpu_pool *pool, const ms_cpu_rows *rows, ms_
     return done;
 }
 
+/* How long a worker spins for the next call before it sleeps on the condvar. */
+#ifndef MS_CPU_SPIN_NS
+#define MS_CPU_SPIN_NS 50000L
+#endif
+
 static void *ms__cpu_worker_main(void *arg) {
     ms_cpu_worker *wk = (ms_cpu_worker *)arg;
     ms_cpu_pool *pool = wk->pool;
@@ -67,11 +160,38 @@ static void *ms__cpu_worker_main(void *arg) {
     uint64_t seen = 0;
     pthread_mutex_lock(&pool->mu);
     for (;;) {
+        if (!pool->stop && pool->generation == seen) {
+            /* a short spin before sleeping: the next call of a decode loop often comes soon */
+            pthread_mutex_unlock(&pool->mu);
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            for (int i = 0;; i++) {
+                if (atomic_load_explicit(&pool->generation, memory_order_relaxed) != seen) break;
+                ms__cpu_pause();
+                if ((i & 63) == 63) {
+                    clock_gettime(CLOCK_MONOTONIC, &t1);
+                    if ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) > MS_CPU_SPIN_NS) break;
+                }
+            }
+            pthread_mutex_lock(&pool->mu);
+        }
         while (!pool->stop && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->mu);
         if (pool->stop) break;
         seen = pool->generation;
         const ms_cpu_rows *rows = pool->rows;
         if (!rows) continue; /* woke after that call had finished without us */
+        if (pool->team_call) {
+            /* counted under mu while rows is set: the caller clears rows under mu, then waits
+             * for inside to drop to 0 */
+            atomic_fetch_add_explicit(&pool->team.inside, 1, memory_order_relaxed);
+            pthread_mutex_unlock(&pool->mu);
+            unsigned env = ms__fpenv_enter();
+            ms__cpu_team_serve(&pool->team, wk->index);
+            ms__fpenv_leave(env);
+            atomic_fetch_sub_explicit(&pool->team.inside, 1, memory_order_release);
+            pthread_mutex_lock(&pool->mu);
+            continue;
+        }
         pool->busy++;
         pthread_mutex_unlock(&pool->mu);
         unsigned env = ms__fpenv_enter();
@@ -107,6 +227,8 @@ int ms__cpu_init(ms_resource *res) {
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
     res->backend_state = pool;
+    if (res->params.backend == MS_BACKEND_CPU && ms__fast_scratch_team(&res->scratch[0], &pool->team, n_workers + 1) < 0)
+        return ms__fail(res, MS_ENOMEM, "CPU workspace");
     for (int32_t i = 0; i < n_workers; i++) {
         ms_cpu_worker *wk = &pool->workers[i];
         wk->pool = pool;
@@ -116,6 +238,11 @@ int ms__cpu_init(ms_resource *res) {
         pool->n_workers++;
     }
     return MS_OK;
+}
+
+int64_t ms__cpu_team_helped(const ms_resource *res) {
+    const ms_cpu_pool *pool = res->params.backend == MS_BACKEND_CUDA ? NULL : (const ms_cpu_pool *)res->backend_state;
+    return pool ? (int64_t)atomic_load_explicit(&pool->team.helped, memory_order_relaxed) : 0;
 }
 
 void ms__cpu_destroy(ms_resource *res) {
@@ -140,8 +267,30 @@ void ms__cpu_destroy(ms_resource *res) {
 void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows) {
     ms_cpu_pool *pool = (ms_cpu_pool *)res->backend_state;
     const int32_t n = rows->batch->n_rows;
-    if (!pool || n <= 1) {
+    if (!pool || n <= 0) {
         for (int32_t i = 0; i < n; i++) ms__cpu_row(res, rows, i, &res->scratch[0]);
+        return;
+    }
+    if (n <= pool->n_workers && res->params.backend == MS_BACKEND_CPU && rows->V >= MS_FAST_TEAM_MIN_V) {
+        /* fewer rows than threads: the rows on the caller, the workers inside them (the team) */
+        pthread_mutex_lock(&pool->mu);
+        pool->rows = rows;
+        pool->team_call = true;
+        atomic_store_explicit(&pool->team.on, true, memory_order_relaxed);
+        pool->generation++;
+        pthread_cond_broadcast(&pool->wake);
+        pthread_mutex_unlock(&pool->mu);
+        for (int32_t i = 0; i < n; i++) ms__cpu_row(res, rows, i, &res->scratch[0]);
+        pthread_mutex_lock(&pool->mu);
+        pool->rows = NULL;
+        pool->team_call = false;
+        atomic_store_explicit(&pool->team.on, false, memory_order_release);
+        pthread_mutex_unlock(&pool->mu);
+        /* the workers leave at their next check (no chunk is pending: every team_for has returned) */
+        for (int i = 0; atomic_load_explicit(&pool->team.inside, memory_order_acquire) > 0; i++) {
+            ms__cpu_pause();
+            if (i >= 4096) sched_yield();
+        }
         return;
     }
     pthread_mutex_lock(&pool->mu);

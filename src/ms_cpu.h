@@ -15,6 +15,20 @@ typedef struct ms_cpu_rows {
     int32_t *row_status; /* may be NULL */
 } ms_cpu_rows;
 
+/* One row over the pool (issue 5, round 5): while a call has fewer rows than threads, the caller
+ * runs the rows and the idle workers help inside each row. ms__cpu_team_for runs fn(ctx, chunk,
+ * slot) for every chunk in [0, n): each thread of the team (the caller, slot 0, and the workers
+ * that are awake, slots 1..) claims chunks from one counter, so a worker still waking up costs
+ * nothing (the caller takes its chunks). It returns when every chunk is done. Results must not
+ * depend on which thread did a chunk (per-chunk outputs, merged in chunk order by the caller). */
+typedef struct ms_cpu_team ms_cpu_team;
+typedef void (*ms_cpu_chunk_fn)(void *ctx, int32_t chunk, int32_t slot);
+/* Whether a team helps the current call (false: ms__cpu_team_for runs every chunk on the caller). */
+bool ms__cpu_team_active(const ms_cpu_team *team);
+void ms__cpu_team_for(ms_cpu_team *team, int32_t n, ms_cpu_chunk_fn fn, void *ctx);
+/* Chunks the workers of res's pool have done inside rows so far (tests). */
+int64_t ms__cpu_team_helped(const ms_resource *res);
+
 /* Sets up the CPU backend of res (row function, workers); 0 or a negative error in res->err. */
 int ms__cpu_init(ms_resource *res);
 void ms__cpu_destroy(ms_resource *res);
@@ -33,6 +47,10 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 #ifndef MS_FAST_ZERO_D /* (a build may lower it to measure the check's cost) */
 #define MS_FAST_ZERO_D (-27.8f)
 #endif
+/* Rows split over the pool's team (ms__cpu_team_for) are cut into chunks of this many tokens
+ * (whole blocks and bitset words), and only rows at least this wide are split. */
+#define MS_FAST_CHUNK 8192
+#define MS_FAST_TEAM_MIN_V 32768
 /* band_hist's workspace: a block's listed mass halves (with a vector's room past the end) */
 #define MS_FAST_BAND_WORK (3 * (MS_FAST_BLOCK + 16))
 /* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
@@ -75,6 +93,9 @@ enum { MS_FAST_GENERIC = 0, MS_FAST_W16 = 1, MS_FAST_AVX2 = 2, MS_FAST_AVX512 = 
  * made by ms__fast_scratch_init for rows up to V wide; without it the row goes to ms__ref_row). */
 void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out);
 int ms__fast_scratch_init(ms_scratch *s, int32_t V);
+/* Gives the scratch of the pool's caller a team (NULL: none) of n_slots threads, with the per-chunk
+ * and per-slot workspace that splitting a row needs (made now: nothing is allocated while sampling). */
+int ms__fast_scratch_team(ms_scratch *s, ms_cpu_team *team, int32_t n_slots);
 void ms__fast_scratch_free(ms_scratch *s);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);

@@ -100,6 +100,18 @@ typedef struct ms_fast_ws {
     int32_t hc[MS_FAST_NB];        /* sampled count per bucket */
     uint32_t band_work[MS_FAST_BAND_WORK]; /* band_hist's per-block lists */
     uint32_t *band_bk;             /* V + 16: the bucket of each token band_hist listed */
+    /* a row split over the pool's team (round 5; only the pool caller's scratch has one): per
+     * chunk of MS_FAST_CHUNK tokens its outputs, merged in chunk order; per slot (thread) the
+     * band's block lists */
+    ms_cpu_team *team;
+    int32_t n_chunks, n_slots;
+    float *c_max;
+    uint64_t *c_mass;
+    int64_t *c_cnt;
+    int32_t *c_n;
+    uint64_t *c_hist; /* n_chunks x MS_FAST_NB */
+    uint32_t *c_hcnt;
+    uint32_t *s_work; /* n_slots x MS_FAST_BAND_WORK */
 } ms_fast_ws;
 
 int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
@@ -118,11 +130,45 @@ int ms__fast_scratch_init(ms_scratch *s, int32_t V) {
     return MS_OK;
 }
 
+static void ms__fast_team_free(ms_fast_ws *ws) {
+    free(ws->c_max);
+    free(ws->c_mass);
+    free(ws->c_cnt);
+    free(ws->c_n);
+    free(ws->c_hist);
+    free(ws->c_hcnt);
+    free(ws->s_work);
+    ws->team = NULL;
+}
+
+int ms__fast_scratch_team(ms_scratch *s, ms_cpu_team *team, int32_t n_slots) {
+    ms_fast_ws *ws = (ms_fast_ws *)s->fast;
+    if (!ws || !team || n_slots < 2) return MS_OK;
+    const int32_t V = ws->n_blocks * MS_FAST_BLOCK;
+    const size_t nc = (size_t)(V + MS_FAST_CHUNK - 1) / MS_FAST_CHUNK;
+    ws->c_max = (float *)calloc(nc, sizeof *ws->c_max);
+    ws->c_mass = (uint64_t *)calloc(nc, sizeof *ws->c_mass);
+    ws->c_cnt = (int64_t *)calloc(nc, sizeof *ws->c_cnt);
+    ws->c_n = (int32_t *)calloc(nc, sizeof *ws->c_n);
+    ws->c_hist = (uint64_t *)calloc(nc * MS_FAST_NB, sizeof *ws->c_hist);
+    ws->c_hcnt = (uint32_t *)calloc(nc * MS_FAST_NB, sizeof *ws->c_hcnt);
+    ws->s_work = (uint32_t *)calloc((size_t)n_slots * MS_FAST_BAND_WORK, sizeof *ws->s_work);
+    if (!ws->c_max || !ws->c_mass || !ws->c_cnt || !ws->c_n || !ws->c_hist || !ws->c_hcnt || !ws->s_work) {
+        ms__fast_team_free(ws);
+        return MS_ENOMEM;
+    }
+    ws->team = team;
+    ws->n_chunks = (int32_t)nc;
+    ws->n_slots = n_slots;
+    return MS_OK;
+}
+
 void ms__fast_scratch_free(ms_scratch *s) {
     ms_fast_ws *ws = (ms_fast_ws *)s->fast;
     if (ws) {
         free(ws->bsum);
         free(ws->band_bk);
+        ms__fast_team_free(ws);
     }
     free(ws);
     s->fast = NULL;
@@ -645,6 +691,119 @@ static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, in
     }
 }
 
+/* ---- one row over the pool's team (round 5) ------------------------------------------------------
+ * The heavy passes of a wide row, cut into chunks of MS_FAST_CHUNK tokens (whole blocks and bitset
+ * words) that the team's threads claim. Every chunk writes its own outputs: the max is exact, masses
+ * and counts are integers, lists are concatenated in chunk order, so the row's values are those of
+ * the one-thread passes whoever did which chunk (tests/cpu: cpu_split_rows_match). */
+typedef struct ms_split_ctx {
+    const ms_fast_kernels *K;
+    ms_fast_ws *ws;
+    int32_t V;
+    const ms_row_job *job; /* pass 1 */
+    const uint64_t *seen;
+    float r, T, m;
+    float *y, *w;
+    int32_t b_lo, b_hi; /* band */
+    int32_t *band;
+} ms_split_ctx;
+
+static inline int32_t ms__chunk_len(int32_t V, int32_t c) {
+    const int32_t lo = c * MS_FAST_CHUNK;
+    return V - lo < MS_FAST_CHUNK ? V - lo : MS_FAST_CHUNK;
+}
+
+static void ms__split_load_chunk(void *arg, int32_t c, int32_t slot) {
+    const ms_split_ctx *x = (const ms_split_ctx *)arg;
+    (void)slot;
+    const int32_t lo = c * MS_FAST_CHUNK;
+    const size_t es = x->job->dtype == MS_DTYPE_F32 ? 4 : 2;
+    x->ws->c_max[c] = x->K->load_max((const char *)x->job->row + (size_t)lo * es, x->job->dtype, ms__chunk_len(x->V, c),
+                                     x->seen ? x->seen + lo / 64 : NULL, x->r, x->y + lo, 0.0f, NULL, NULL, 0);
+}
+
+static void ms__split_exp_chunk(void *arg, int32_t c, int32_t slot) {
+    const ms_split_ctx *x = (const ms_split_ctx *)arg;
+    (void)slot;
+    const int32_t lo = c * MS_FAST_CHUNK;
+    x->ws->c_mass[c] = x->K->exp_mass(x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->T, x->m,
+                                      x->ws->bsum + lo / MS_FAST_BLOCK);
+}
+
+static void ms__split_band_chunk(void *arg, int32_t c, int32_t slot) {
+    const ms_split_ctx *x = (const ms_split_ctx *)arg;
+    ms_fast_ws *ws = x->ws;
+    const int32_t lo = c * MS_FAST_CHUNK;
+    /* the chunk lists into its own range of band (its ids never exceed its tokens, and a vector's
+     * overshoot stays below the chunk's end) */
+    x->K->band_hist(x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->m, MS__SCALE, x->b_lo, x->b_hi,
+                    ws->c_hist + (size_t)c * MS_FAST_NB, ws->c_hcnt + (size_t)c * MS_FAST_NB, &ws->c_mass[c],
+                    &ws->c_cnt[c], x->band + lo, ws->band_bk + lo, &ws->c_n[c],
+                    ws->s_work + (size_t)slot * MS_FAST_BAND_WORK);
+}
+
+static int32_t ms__n_chunks(int32_t V) { return (V + MS_FAST_CHUNK - 1) / MS_FAST_CHUNK; }
+
+/* Whether this row's passes go over the team. */
+static bool ms__split_on(const ms_fast_ws *ws, int32_t V) {
+    return ws->team && V >= MS_FAST_TEAM_MIN_V && ms__n_chunks(V) <= ws->n_chunks && ms__cpu_team_active(ws->team);
+}
+
+static float ms__split_load_max(ms_fast_ws *ws, const ms_row_job *job, const ms_fast_kernels *K, const uint64_t *seen,
+                                float r, float *y) {
+    ms_split_ctx x = {K, ws, job->V, job, seen, r, 1.0f, 0.0f, y, NULL, 0, 0, NULL};
+    const int32_t nc = ms__n_chunks(job->V);
+    ms__cpu_team_for(ws->team, nc, ms__split_load_chunk, &x);
+    float mx = ws->c_max[0];
+    for (int32_t c = 1; c < nc; c++)
+        if (ws->c_max[c] > mx) mx = ws->c_max[c];
+    return mx;
+}
+
+static uint64_t ms__split_exp_mass(ms_fast_ws *ws, const ms_fast_kernels *K, float *y, float *w, int32_t V, float T,
+                                   float m) {
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL};
+    const int32_t nc = ms__n_chunks(V);
+    ms__cpu_team_for(ws->team, nc, ms__split_exp_chunk, &x);
+    uint64_t M = 0;
+    for (int32_t c = 0; c < nc; c++) M += ws->c_mass[c];
+    return M;
+}
+
+/* band_hist over the team: the same hist, hcnt, mass_top, cnt_top and list as one band_hist call */
+static void ms__split_band_hist(ms_fast_ws *ws, const ms_fast_kernels *K, const float *y, const float *w, int32_t V,
+                                float m, int32_t b_lo, int32_t b_hi, uint64_t *hist, uint32_t *hcnt,
+                                uint64_t *mass_top, int64_t *cnt_top, int32_t *band, int32_t *n_band) {
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, b_lo, b_hi, band};
+    const int32_t nc = ms__n_chunks(V);
+    ms__cpu_team_for(ws->team, nc, ms__split_band_chunk, &x);
+    memset(hist + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hist);
+    memset(hcnt + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hcnt);
+    uint64_t top = 0;
+    int64_t ntop = 0;
+    int32_t n = 0;
+    for (int32_t c = 0; c < nc; c++) {
+        const uint64_t *ch = ws->c_hist + (size_t)c * MS_FAST_NB;
+        const uint32_t *cc = ws->c_hcnt + (size_t)c * MS_FAST_NB;
+        for (int32_t b = b_lo; b <= b_hi; b++) {
+            hist[b] += ch[b];
+            hcnt[b] += cc[b];
+        }
+        top += ws->c_mass[c];
+        ntop += ws->c_cnt[c];
+        /* the chunk's list, moved down to follow the previous ones (n <= lo: never overtakes) */
+        const int32_t lo = c * MS_FAST_CHUNK, cn = ws->c_n[c];
+        for (int32_t i = 0; i < cn; i++) {
+            band[n + i] = band[lo + i] + lo;
+            ws->band_bk[n + i] = ws->band_bk[lo + i];
+        }
+        n += cn;
+    }
+    *mass_top = top;
+    *cnt_top = ntop;
+    *n_band = n;
+}
+
 /* ---- the row ------------------------------------------------------------------------------------ */
 
 static void ms__fast_greedy(const ms_row_job *job, const ms_fast_kernels *K, const float *y, float mx, bool floor,
@@ -805,6 +964,8 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
                                     r, s->y + P, 0.0f, NULL, NULL, 0);
             if (mx2 > mx) mx = mx2;
         }
+    } else if (ms__split_on((ms_fast_ws *)s->fast, V)) {
+        mx = ms__split_load_max((ms_fast_ws *)s->fast, job, K, seen, r, s->y);
     } else {
         mx = K->load_max(job->row, job->dtype, V, seen, r, s->y, 0.0f, NULL, NULL, 0);
     }
@@ -924,14 +1085,15 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     /* every token has a mass: y = x / T, w = exp(y - m), the exact total and block masses */
     ms_fast_ws *ws = (ms_fast_ws *)s->fast;
     uint64_t *bsum = ws->bsum;
+    const bool split = ms__split_on(ws, V);
     if (!top_p_on) { /* no filter left: every token is kept */
-        const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
+        const uint64_t M = split ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m) : K->exp_mass(s->y, s->w, V, T, m, bsum);
         ms__thresh_finish(job, s, K, ms__neg_inf(), M, bsum, draw, floor, out);
         return;
     }
     uint64_t *hist = ws->hist;
     uint32_t *hcnt = ws->hcnt;
-    const uint64_t M = K->exp_mass(s->y, s->w, V, T, m, bsum);
+    const uint64_t M = split ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m) : K->exp_mass(s->y, s->w, V, T, m, bsum);
     const uint64_t p_q = ms__top_p_q(cfg->top_p);
     int32_t b_lo, b_hi;
     ms__top_p_bracket(ws, s->y, s->w, V, m, (double)p_q / 4294967296.0, M, &b_lo, &b_hi);
@@ -939,8 +1101,11 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     int64_t cnt_top;
     float Y = ms__pos_inf();
     int32_t *band = (int32_t *)s->keys + V, n_band = 0; /* the upper half of keys (V entries: 2V ids) */
-    K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk, &n_band,
-                 ws->band_work);
+    if (split)
+        ms__split_band_hist(ws, K, s->y, s->w, V, m, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
+    else
+        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
+                     &n_band, ws->band_work);
     for (int attempt = 0;; attempt++) {
         const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
                                            mass_top, cnt_top, band, ws->band_bk, n_band, &Y);
@@ -950,8 +1115,11 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         if (rc == -1 || attempt > 0) b_lo = 0;
         if (rc == -2 && attempt == 0) b_lo = b_hi + 1 < MS_FAST_NB ? b_hi + 1 : b_lo;
         if (rc == -2 || attempt > 0) b_hi = MS_FAST_NB - 1;
-        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
-                     &n_band, ws->band_work);
+        if (split)
+            ms__split_band_hist(ws, K, s->y, s->w, V, m, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
+        else
+            K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
+                         &n_band, ws->band_work);
     }
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole

@@ -536,3 +536,99 @@ TEST(cpu_pool_many_calls) {
     ms_resource_free(fast);
     ms_resource_free(ref);
 }
+
+/* ---- one row over the pool (round 5): batches smaller than the thread count split each row's
+ * passes over the team; the tokens must be the reference's whatever the split ------------------ */
+
+static void split_row(ms_trng *r, float *x, int32_t V, int shape) {
+    for (int32_t t = 0; t < V; t++) {
+        const double z = ms_trng_normal(r);
+        float v = (float)z;
+        if (shape == 1) v = (float)(3.0 * z + (ms_trng_below(r, 1000) < 3 ? 8.0 : 0.0));
+        if (shape == 2) v = (float)((int)(z * 2.0)) * 0.5f;
+        if (shape == 3) {
+            const uint32_t c = ms_trng_below(r, 40);
+            v = c == 0 ? NAN : c == 1 ? -INFINITY : (float)(z * 4.0);
+        }
+        x[t] = v;
+    }
+}
+
+TEST(cpu_split_rows_match) {
+    /* V = 70001: eight whole chunks of MS_FAST_CHUNK and a ragged one. Threads 1 (no split), 2 and
+     * 3 (batch 1: the rows split over 2 or 3 threads; batch 2 on 3 threads) against the reference
+     * backend, every setting: the fixed ones the split serves (top-p alone, no filter, the HF
+     * order, penalties, min-p alone) and random ones. */
+    const int32_t V = 70001, NR = 10;
+    int32_t stops[2] = {3, 1000};
+    ms_spec spec = ms_spec_default();
+    spec.vocab_size = V;
+    spec.enable_min_p = true;
+    spec.max_repetition_window = 8;
+    spec.enable_top_p_first = true;
+    spec.min_tokens_stop_ids = stops;
+    spec.n_min_tokens_stop_ids = 2;
+    ms_resource *res[4] = {0};
+    const int32_t threads[4] = {1, 1, 2, 3};
+    for (int j = 0; j < 4; j++) {
+        ms_resource_params p = ms_resource_params_default();
+        p.capacity = NR;
+        p.max_rows = 4;
+        p.n_threads = threads[j];
+        p.backend = j == 0 ? MS_BACKEND_CPU_REF : MS_BACKEND_CPU;
+        REQUIRE(ms_resource_create(&res[j], &spec, &p) == MS_OK);
+        ms_trng rc = {1234};
+        for (int64_t id = 0; id < NR; id++) {
+            ms_req_config c = gen_cfg(&rc, V);
+            if (c.repetition_window > 8) c.repetition_window = 8;
+            ms_req_config d = ms_req_config_default();
+            d.seed = c.seed;
+            switch (id) {
+            case 0: d.temperature = 0.7f; d.top_p = 0.9f; c = d; break;            /* top-p alone */
+            case 1: d.temperature = 1.0f; c = d; break;                             /* no filter */
+            case 2: d.temperature = 0.7f; d.top_p = 0.5f; d.top_k = 50; d.top_p_first = true; c = d; break;
+            case 3: d.temperature = 0.7f; d.top_p = 0.95f; d.repetition_penalty = 1.3f; c = d; break;
+            case 4: d.temperature = 0.7f; d.top_p = 0.9f; d.repetition_penalty = 1.3f; d.repetition_window = 5;
+                    c = d; break;
+            case 5: d.temperature = 0.7f; d.min_p = 0.05f; c = d; break;            /* min-p alone */
+            case 6: d.temperature = 0.7f; d.top_p = 0.9f; d.min_tokens = 4; c = d; break; /* the stop floor */
+            default: break;                                                         /* random */
+            }
+            REQUIRE(ms_ingest(res[j], id, &c) == MS_OK);
+        }
+    }
+    float *logits = (float *)malloc((size_t)2 * V * 4);
+    int32_t ref_tok[2], tok[2], ref_st[2], st[2];
+    int64_t rids[2];
+    ms_trng r = {4321};
+    int bad = 0;
+    for (int step = 0; step < 3 * NR; step++) {
+        const int32_t B = step % 3 == 2 ? 2 : 1;
+        for (int32_t i = 0; i < B; i++) {
+            rids[i] = (step + 3 * i) % NR;
+            split_row(&r, logits + (size_t)i * V, V, (int)ms_trng_below(&r, 4));
+        }
+        ms_batch b = {B, rids, logits, MS_DTYPE_F32, V, 0};
+        for (int j = 0; j < 4; j++) {
+            REQUIRE(ms_sample(res[j], NULL, &b, j == 0 ? ref_tok : tok, j == 0 ? ref_st : st) == MS_OK);
+            if (j > 0)
+                for (int32_t i = 0; i < B; i++)
+                    if (tok[i] != ref_tok[i] || st[i] != ref_st[i]) {
+                        if (bad++ < 10)
+                            MS_FAIL_AT("step %d threads %d row %d (request %d): token %d status %d, reference %d %d", step,
+                                       (int)threads[j], (int)i, (int)rids[i], (int)tok[i], (int)st[i],
+                                       (int)ref_tok[i], (int)ref_st[i]);
+                    }
+            CHECK(ms_commit(res[j], NULL) >= 0);
+        }
+    }
+    CHECK_EQ_I64(bad, 0);
+    /* the split really ran: the workers did chunks inside rows */
+    CHECK_MSG(ms__cpu_team_helped(res[2]) > 0, "2 threads: no chunk done by a worker");
+    CHECK_MSG(ms__cpu_team_helped(res[3]) > 0, "3 threads: no chunk done by a worker");
+    CHECK_EQ_I64(ms__cpu_team_helped(res[1]), 0);
+    printf("# chunks done by workers: %lld (2 threads), %lld (3 threads)\n", (long long)ms__cpu_team_helped(res[2]),
+           (long long)ms__cpu_team_helped(res[3]));
+    for (int j = 0; j < 4; j++) ms_resource_free(res[j]);
+    free(logits);
+}
