@@ -11,9 +11,8 @@
  * chunks of its heavy passes. A worker still waking up costs the caller nothing (chunks are
  * claimed, not assigned); after a call a worker spins a few tens of microseconds before it sleeps,
  * so back-to-back calls find it awake (a condvar wake takes 10-50 us on the development VM). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -26,17 +25,39 @@
 typedef struct ms_cpu_pool ms_cpu_pool;
 
 struct ms_cpu_team {
-    /* seq << 32 | n << 16 | next chunk: a claim names its task, so a late worker cannot take a
-     * chunk of a newer task with an older task's function */
+    /* seq << 32 | back << 16 | front: the chunks in [front, back) are left; the caller takes them
+     * from the front, workers from the back, so that in successive passes over a row each thread
+     * mostly gets the range it had (its cache holds it). A claim names its task, so a late worker
+     * cannot take a chunk of a newer task with an older task's function. */
     _Atomic uint64_t claim;
-    atomic_int done;   /* chunks finished in the current task */
-    atomic_bool on;    /* the workers serve this team (set by the caller for one call) */
-    atomic_int inside; /* workers in the team loop */
+    atomic_int done;     /* chunks finished in the current task */
+    atomic_bool on;      /* the workers serve this team (set by the caller for one call) */
+    atomic_int sleepers; /* threads blocked on cv (workers waiting for a task, the caller for done) */
     atomic_llong helped; /* chunks done by workers (tests check that splitting really happens) */
     uint32_t seq;
+    bool slow; /* the caller had to block for a worker in this call: the rest of the call goes alone */
     ms_cpu_chunk_fn fn; /* written before claim is published; stable until done reaches n */
     void *ctx;
+    /* Spinning first, then blocking: on a machine whose cores are busy with other work, a spinning
+     * thread takes the core that the thread it waits for needs (a preempted worker holding a chunk
+     * stalled the caller a whole time slice, ~4 ms a row, with a compiler running beside it);
+     * blocking lets the scheduler move the preempted one onto the idle core. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
 };
+
+/* How long a thread spins before it blocks: a worker waiting for the next call, or in a call for the
+ * next task (the serial steps between a row's passes take ~10-30 us); the caller waiting for a
+ * worker's chunk (a chunk is ~5 us of work: longer means the worker was preempted). */
+#ifndef MS_CPU_SPIN_NS
+#define MS_CPU_SPIN_NS 50000L
+#endif
+#ifndef MS_CPU_TEAM_SKIP
+#define MS_CPU_TEAM_SKIP 32
+#endif
+#ifndef MS_CPU_CHUNK_WAIT_NS
+#define MS_CPU_CHUNK_WAIT_NS 20000L
+#endif
 
 static inline void ms__cpu_pause(void) {
 #if defined(__SSE2__)
@@ -44,33 +65,45 @@ static inline void ms__cpu_pause(void) {
 #endif
 }
 
-/* Waits (spinning, then yielding the core: on a loaded machine the thread we wait for may need
- * ours) until *a >= want. */
-static void ms__cpu_wait_ge(atomic_int *a, int32_t want) {
-    for (int i = 0; atomic_load_explicit(a, memory_order_acquire) < want; i++) {
-        ms__cpu_pause();
-        if (i >= 4096) sched_yield();
-    }
+static int64_t ms__cpu_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 bool ms__cpu_team_active(const ms_cpu_team *team) {
     return team && atomic_load_explicit(&team->on, memory_order_relaxed);
 }
 
-/* A chunk of the current task, or -1 when none is left. */
-static int32_t ms__cpu_team_claim(ms_cpu_team *team) {
+/* A chunk of the current task (the first left, or with from_back the last), or -1 when none is left. */
+static int32_t ms__cpu_team_claim(ms_cpu_team *team, bool from_back) {
     uint64_t c = atomic_load_explicit(&team->claim, memory_order_acquire);
     for (;;) {
-        const uint32_t idx = (uint32_t)(c & 0xffffu), n = (uint32_t)((c >> 16) & 0xffffu);
-        if (idx >= n) return -1;
-        if (atomic_compare_exchange_weak_explicit(&team->claim, &c, c + 1, memory_order_acq_rel,
+        const uint32_t front = (uint32_t)(c & 0xffffu), back = (uint32_t)((c >> 16) & 0xffffu);
+        if (front >= back) return -1;
+        const uint64_t next = from_back ? c - (1u << 16) : c + 1;
+        if (atomic_compare_exchange_weak_explicit(&team->claim, &c, next, memory_order_acq_rel,
                                                   memory_order_acquire))
-            return (int32_t)idx;
+            return (int32_t)(from_back ? back - 1 : front);
+    }
+}
+
+static bool ms__cpu_team_has_chunk(ms_cpu_team *team) {
+    const uint64_t c = atomic_load(&team->claim);
+    return (c & 0xffffu) < ((c >> 16) & 0xffffu);
+}
+
+/* Wakes the blocked threads of the team (after a seq_cst store they must see). */
+static void ms__cpu_team_wake(ms_cpu_team *team) {
+    if (atomic_load(&team->sleepers) > 0) {
+        pthread_mutex_lock(&team->mu);
+        pthread_cond_broadcast(&team->cv);
+        pthread_mutex_unlock(&team->mu);
     }
 }
 
 void ms__cpu_team_for(ms_cpu_team *team, int32_t n, ms_cpu_chunk_fn fn, void *ctx) {
-    if (!ms__cpu_team_active(team) || n <= 1 || n > 0xffff) {
+    if (!ms__cpu_team_active(team) || team->slow || n <= 1 || n > 0xffff) {
         for (int32_t c = 0; c < n; c++) fn(ctx, c, 0);
         return;
     }
@@ -78,25 +111,57 @@ void ms__cpu_team_for(ms_cpu_team *team, int32_t n, ms_cpu_chunk_fn fn, void *ct
     team->ctx = ctx;
     team->seq++;
     atomic_store_explicit(&team->done, 0, memory_order_relaxed);
-    atomic_store_explicit(&team->claim, (uint64_t)team->seq << 32 | (uint64_t)n << 16, memory_order_release);
+    atomic_store(&team->claim, (uint64_t)team->seq << 32 | (uint64_t)n << 16);
+    ms__cpu_team_wake(team);
     int32_t mine = 0;
-    for (int32_t c; (c = ms__cpu_team_claim(team)) >= 0; mine++) fn(ctx, c, 0);
+    for (int32_t c; (c = ms__cpu_team_claim(team, false)) >= 0; mine++) fn(ctx, c, 0);
     atomic_fetch_add_explicit(&team->done, mine, memory_order_acq_rel);
-    /* the chunks a worker claimed: a chunk is a few microseconds of work */
-    ms__cpu_wait_ge(&team->done, n);
+    /* the chunks a worker claimed: spin a while, then block until the last one is done */
+    if (atomic_load_explicit(&team->done, memory_order_acquire) >= n) return;
+    const int64_t t0 = ms__cpu_now_ns();
+    for (int i = 1; atomic_load_explicit(&team->done, memory_order_acquire) < n; i++) {
+        ms__cpu_pause();
+        if ((i & 63) == 0 && ms__cpu_now_ns() - t0 > MS_CPU_CHUNK_WAIT_NS) {
+            /* the worker was preempted (the cores are busy with other work): block, and do the
+             * rest of this call alone (a scheduling choice: the values do not depend on it) */
+            team->slow = true;
+            pthread_mutex_lock(&team->mu);
+            atomic_fetch_add(&team->sleepers, 1);
+            while (atomic_load(&team->done) < n) pthread_cond_wait(&team->cv, &team->mu);
+            atomic_fetch_sub(&team->sleepers, 1);
+            pthread_mutex_unlock(&team->mu);
+            break;
+        }
+    }
 }
 
 /* A worker's part in one call's team: chunks until the caller switches the team off. */
 static void ms__cpu_team_serve(ms_cpu_team *team, int32_t slot) {
-    while (atomic_load_explicit(&team->on, memory_order_acquire)) {
-        const int32_t c = ms__cpu_team_claim(team);
-        if (c < 0) {
-            ms__cpu_pause();
+    int64_t idle_since = -1;
+    for (int i = 0; atomic_load_explicit(&team->on, memory_order_acquire); i++) {
+        const int32_t c = ms__cpu_team_claim(team, true);
+        if (c >= 0) {
+            team->fn(team->ctx, c, slot);
+            atomic_fetch_add_explicit(&team->helped, 1, memory_order_relaxed);
+            atomic_fetch_add(&team->done, 1);
+            ms__cpu_team_wake(team); /* the caller, if it blocked waiting for this chunk */
+            idle_since = -1;
             continue;
         }
-        team->fn(team->ctx, c, slot);
-        atomic_fetch_add_explicit(&team->helped, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&team->done, 1, memory_order_release);
+        ms__cpu_pause();
+        if ((i & 63) != 0) continue;
+        const int64_t now = ms__cpu_now_ns();
+        if (idle_since < 0) {
+            idle_since = now;
+        } else if (now - idle_since > MS_CPU_SPIN_NS) {
+            /* no task for a while: block until one comes or the call ends */
+            pthread_mutex_lock(&team->mu);
+            atomic_fetch_add(&team->sleepers, 1);
+            while (atomic_load(&team->on) && !ms__cpu_team_has_chunk(team)) pthread_cond_wait(&team->cv, &team->mu);
+            atomic_fetch_sub(&team->sleepers, 1);
+            pthread_mutex_unlock(&team->mu);
+            idle_since = -1;
+        }
     }
 }
 
@@ -117,6 +182,7 @@ struct ms_cpu_pool {
     atomic_int rows_left;     /* rows not finished yet */
     int32_t busy;             /* workers inside the current call */
     bool team_call;           /* the current call runs its rows on the caller, helped by team */
+    int32_t team_skip;        /* calls left to run without the team after one where it was slow */
     ms_cpu_team team;
     int32_t n_workers;
     ms_cpu_worker *workers;
@@ -148,11 +214,6 @@ static int32_t ms__cpu_take_rows(ms_cpu_pool *pool, const ms_cpu_rows *rows, ms_
     return done;
 }
 
-/* How long a worker spins for the next call before it sleeps on the condvar. */
-#ifndef MS_CPU_SPIN_NS
-#define MS_CPU_SPIN_NS 50000L
-#endif
-
 static void *ms__cpu_worker_main(void *arg) {
     ms_cpu_worker *wk = (ms_cpu_worker *)arg;
     ms_cpu_pool *pool = wk->pool;
@@ -163,15 +224,10 @@ static void *ms__cpu_worker_main(void *arg) {
         if (!pool->stop && pool->generation == seen) {
             /* a short spin before sleeping: the next call of a decode loop often comes soon */
             pthread_mutex_unlock(&pool->mu);
-            struct timespec t0, t1;
-            clock_gettime(CLOCK_MONOTONIC, &t0);
-            for (int i = 0;; i++) {
-                if (atomic_load_explicit(&pool->generation, memory_order_relaxed) != seen) break;
+            const int64_t t0 = ms__cpu_now_ns();
+            for (int i = 1; atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen; i++) {
                 ms__cpu_pause();
-                if ((i & 63) == 63) {
-                    clock_gettime(CLOCK_MONOTONIC, &t1);
-                    if ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) > MS_CPU_SPIN_NS) break;
-                }
+                if ((i & 63) == 0 && ms__cpu_now_ns() - t0 > MS_CPU_SPIN_NS) break;
             }
             pthread_mutex_lock(&pool->mu);
         }
@@ -181,14 +237,10 @@ static void *ms__cpu_worker_main(void *arg) {
         const ms_cpu_rows *rows = pool->rows;
         if (!rows) continue; /* woke after that call had finished without us */
         if (pool->team_call) {
-            /* counted under mu while rows is set: the caller clears rows under mu, then waits
-             * for inside to drop to 0 */
-            atomic_fetch_add_explicit(&pool->team.inside, 1, memory_order_relaxed);
             pthread_mutex_unlock(&pool->mu);
             unsigned env = ms__fpenv_enter();
             ms__cpu_team_serve(&pool->team, wk->index);
             ms__fpenv_leave(env);
-            atomic_fetch_sub_explicit(&pool->team.inside, 1, memory_order_release);
             pthread_mutex_lock(&pool->mu);
             continue;
         }
@@ -226,6 +278,8 @@ int ms__cpu_init(ms_resource *res) {
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
+    pthread_mutex_init(&pool->team.mu, NULL);
+    pthread_cond_init(&pool->team.cv, NULL);
     res->backend_state = pool;
     if (res->params.backend == MS_BACKEND_CPU && ms__fast_scratch_team(&res->scratch[0], &pool->team, n_workers + 1) < 0)
         return ms__fail(res, MS_ENOMEM, "CPU workspace");
@@ -259,9 +313,23 @@ void ms__cpu_destroy(ms_resource *res) {
     pthread_mutex_destroy(&pool->mu);
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
+    pthread_mutex_destroy(&pool->team.mu);
+    pthread_cond_destroy(&pool->team.cv);
     free(pool->workers);
     free(pool);
     res->backend_state = NULL;
+}
+
+/* Whether a row of the call would split its passes over the team (the settings decide: see
+ * ms__fast_row_splits); otherwise the call keeps the plain schedule (no wake-up for batch 1). */
+static bool ms__cpu_rows_split(ms_resource *res, const ms_cpu_rows *rows) {
+    for (int32_t i = 0; i < rows->batch->n_rows; i++) {
+        ms_row_job job;
+        ms__fill_job(res, res->row_slot[i], rows->step, &job);
+        job.V = rows->V;
+        if (ms__fast_row_splits(&job)) return true;
+    }
+    return false;
 }
 
 void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows) {
@@ -271,11 +339,19 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows) {
         for (int32_t i = 0; i < n; i++) ms__cpu_row(res, rows, i, &res->scratch[0]);
         return;
     }
-    if (n <= pool->n_workers && res->params.backend == MS_BACKEND_CPU && rows->V >= MS_FAST_TEAM_MIN_V) {
+    if (pool->team_skip > 0 && n <= pool->n_workers) {
+        pool->team_skip--;
+        if (n == 1) { /* the row alone, as a one-thread call: no wake-up */
+            ms__cpu_row(res, rows, 0, &res->scratch[0]);
+            return;
+        }
+    } else if (n <= pool->n_workers && res->params.backend == MS_BACKEND_CPU && rows->V >= MS_FAST_TEAM_MIN_V &&
+               ms__cpu_rows_split(res, rows)) {
         /* fewer rows than threads: the rows on the caller, the workers inside them (the team) */
         pthread_mutex_lock(&pool->mu);
         pool->rows = rows;
         pool->team_call = true;
+        pool->team.slow = false;
         atomic_store_explicit(&pool->team.on, true, memory_order_relaxed);
         pool->generation++;
         pthread_cond_broadcast(&pool->wake);
@@ -284,13 +360,16 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows) {
         pthread_mutex_lock(&pool->mu);
         pool->rows = NULL;
         pool->team_call = false;
-        atomic_store_explicit(&pool->team.on, false, memory_order_release);
+        /* a worker was preempted in this call (other work holds the cores): the next calls go
+         * without the team, then try again (scheduling only: the values do not depend on it) */
+        if (pool->team.slow) pool->team_skip = MS_CPU_TEAM_SKIP;
+        atomic_store(&pool->team.on, false);
         pthread_mutex_unlock(&pool->mu);
-        /* the workers leave at their next check (no chunk is pending: every team_for has returned) */
-        for (int i = 0; atomic_load_explicit(&pool->team.inside, memory_order_acquire) > 0; i++) {
-            ms__cpu_pause();
-            if (i >= 4096) sched_yield();
-        }
+        ms__cpu_team_wake(&pool->team);
+        /* No wait for the workers to leave the team loop: every chunk is done (each team_for
+         * waited for its own), so all they touch now is the team's flags, and they leave at their
+         * next check; one still inside when the next call starts simply serves it. (Waiting cost a
+         * worker's wake-up, 10-50 us, at the end of every call whose worker had gone to sleep.) */
         return;
     }
     pthread_mutex_lock(&pool->mu);

@@ -96,6 +96,10 @@ int ms__fast_scratch_init(ms_scratch *s, int32_t V);
 /* Gives the scratch of the pool's caller a team (NULL: none) of n_slots threads, with the per-chunk
  * and per-slot workspace that splitting a row needs (made now: nothing is allocated while sampling). */
 int ms__fast_scratch_team(ms_scratch *s, ms_cpu_team *team, int32_t n_slots);
+/* Whether ms__fast_row would split this row over a team (job: its settings and V; the row itself
+ * is not read): every path but the two-part pass 1 of a top-k cut (the full pipeline, a ~60 us
+ * row at V = 151936 that a worker's wake-up would eat). */
+bool ms__fast_row_splits(const ms_row_job *job);
 void ms__fast_scratch_free(ms_scratch *s);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
