@@ -557,11 +557,83 @@ static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, 
  * dropped) or -2 when b_hi must be higher (the threshold lies beyond it). band: band_hist's list of
  * the ids in [b_lo, b_hi], band_bk their buckets. Uses the lower half of s->keys (ids; band is its
  * upper half) and s->q (sort keys). */
+/* The threshold inside one bucket (round 5): the reference's walk over the bucket's tokens sorted
+ * by y (groups of equal y kept or dropped whole: a group is kept iff top_p_keeps(mass strictly
+ * above it) or fewer than min_keep tokens lie strictly above it) keeps the groups down to the
+ * lowest one passing that test, which is monotone (true, then false, as y falls). So no sort is
+ * needed: an MSD radix select over the keys' varying bits, with each 8-bit digit's exact mass
+ * and count, finds the lowest digit whose first group passes, and narrows to it until one value
+ * is left (the sort of ~2.6k tokens and the walk were ~8 % of a flat top-p row). ids[0, n): the
+ * bucket's tokens; above, count: the mass and count of every token above the bucket; the
+ * bucket's first group passes. Returns Y (the lowest kept y) and *kept, the exact mass of the
+ * tokens with y >= Y. ord, q: room for n each. */
+static float ms__bucket_threshold(const float *y, const float *w, const int32_t *ids, int32_t n, uint64_t above,
+                                  int64_t count, uint64_t M, uint64_t p_q, int32_t min_keep, uint32_t *ord, uint64_t *q,
+                                  uint64_t *kept) {
+    uint32_t all_and = ~0u, all_or = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const float v = y[ids[i]];
+        const uint32_t u = ms__f2u(v == 0.0f ? 0.0f : v); /* -0 and +0: one value (ms__desc_key) */
+        ord[i] = u & 0x80000000u ? ~u : u | 0x80000000u; /* larger y, larger key */
+        q[i] = ms__mass(w[ids[i]]);
+        all_and &= ord[i];
+        all_or |= ord[i];
+    }
+    int32_t m = n;
+    for (;;) {
+        const uint32_t diff = all_and ^ all_or;
+        if (!diff) break; /* one value left: the threshold's group */
+        const int top = 31 - __builtin_clz(diff);
+        const int shift = top >= 7 ? top - 7 : 0;
+        uint32_t cnt[256] = {0};
+        uint64_t ms[256] = {0};
+        for (int32_t i = 0; i < m; i++) {
+            const uint32_t d = (ord[i] >> shift) & 255u;
+            cnt[d]++;
+            ms[d] += q[i];
+        }
+        /* from the highest digit down: the lowest digit whose first group passes */
+        int32_t dstar = -1;
+        uint64_t a = above, a_star = above;
+        int64_t c = count, c_star = count;
+        for (int32_t d = 255; d >= 0; d--) {
+            if (!cnt[d]) continue;
+            if (!(ms__top_p_keeps(a, M, p_q) || c < min_keep)) break;
+            dstar = d;
+            a_star = a;
+            c_star = c;
+            a += ms[d];
+            c += cnt[d];
+        }
+        /* dstar >= 0: the candidates' first group passes (the caller's bucket, then each digit kept) */
+        int32_t mm = 0;
+        all_and = ~0u;
+        all_or = 0;
+        for (int32_t i = 0; i < m; i++) {
+            ord[mm] = ord[i];
+            q[mm] = q[i];
+            mm += ((ord[i] >> shift) & 255u) == (uint32_t)dstar;
+        }
+        for (int32_t i = 0; i < mm; i++) {
+            all_and &= ord[i];
+            all_or |= ord[i];
+        }
+        m = mm;
+        above = a_star;
+        count = c_star;
+    }
+    uint64_t g = 0;
+    for (int32_t i = 0; i < m; i++) g += q[i];
+    *kept = above + g;
+    const uint32_t key = ord[0];
+    return ms__u2f(key & 0x80000000u ? key & 0x7fffffffu : ~key);
+}
+
 static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
                                 uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
                                 const uint32_t *hcnt, int32_t b_lo, int32_t b_hi, uint64_t mass_top,
                                 int64_t cnt_top, const int32_t *band, const uint32_t *band_bk, int32_t n_band,
-                                float *Y_out) {
+                                float *Y_out, uint64_t *kept_out) {
     const int32_t V = job->V;
     const float *y = s->y, *w = s->w;
     int32_t *ids = (int32_t *)s->keys;
@@ -571,6 +643,7 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
     int64_t count = cnt_top;
     float Y = ms__pos_inf();
     int32_t need_min = cnt_top > 0 ? b_lo - 1 : -1; /* a kept bucket whose lowest y is the threshold */
+    uint64_t kept = mass_top; /* the mass of the tokens with y >= the threshold found so far */
     bool decided = b_hi == MS_FAST_NB - 1;
     for (int32_t b = b_lo; b <= b_hi; b++) {
         if (!hcnt[b]) continue;
@@ -579,6 +652,7 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
             above += hist[b];
             count += hcnt[b];
             need_min = b;
+            kept = above;
             continue;
         }
         if (!ms__top_p_keeps(above, M, p_q) && count >= min_keep) { /* this and every later one */
@@ -589,6 +663,17 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
         /* its ids from the band's list and buckets by vector compares (round 4: the scalar scan that
          * recomputed each listed token's bucket mispredicted and was ~20 % of a flat top-p row) */
         const int32_t n = K->band_pick(band, band_bk, n_band, (uint32_t)b, ids);
+        if (n > 0 && 3 * (int64_t)n <= 2 * (int64_t)V) { /* q (8 bytes) and ord (4) for n fit in s->q */
+            Y = ms__bucket_threshold(y, w, ids, n, above, count, M, p_q, min_keep, (uint32_t *)(s->q + n), s->q, &kept);
+            need_min = -1;
+            above += hist[b];
+            count += hcnt[b];
+            if (!(ms__top_p_keeps(above, M, p_q) || count < min_keep)) {
+                decided = true;
+                break;
+            }
+            continue;
+        }
         uint64_t *keys = s->q;
         for (int32_t i = 0; i < n; i++) keys[i] = ms__desc_key(y[ids[i]], (uint32_t)ids[i]);
         ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
@@ -603,6 +688,7 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
             running += ms__mass(w[t]);
             if (!(ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep)) break;
             Y = y[t];
+            kept = running;
             need_min = -1;
         }
         above += hist[b];
@@ -621,6 +707,7 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
         if (n > 0) break;
     }
     *Y_out = Y;
+    *kept_out = kept;
     return 0;
 }
 
@@ -1114,6 +1201,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     uint64_t mass_top;
     int64_t cnt_top;
     float Y = ms__pos_inf();
+    uint64_t kept = 0; /* the exact mass of the tokens with y >= Y (from the threshold's search) */
     int32_t *band = (int32_t *)s->keys + V, n_band = 0; /* the upper half of keys (V entries: 2V ids) */
     if (split)
         ms__split_band_hist(ws, K, s->y, s->w, V, m, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
@@ -1122,7 +1210,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
                      &n_band, ws->band_work);
     for (int attempt = 0;; attempt++) {
         const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
-                                           mass_top, cnt_top, band, ws->band_bk, n_band, &Y);
+                                           mass_top, cnt_top, band, ws->band_bk, n_band, &Y, &kept);
         if (rc == 0) break;
         /* the sample misled: widen the side that failed (then both); b_lo = 0, b_hi = NB - 1 always
          * decides. Undecided means every token up to b_hi is kept, so the next range starts there. */
@@ -1135,19 +1223,25 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
             K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
                          &n_band, ws->band_work);
     }
+    bool kept_ok = !ms__is_pos_inf(Y);
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
         /* top-p's kept set is an upper set in y, so top-k over it keeps the tokens of the whole
          * row's top-k: the intersection of two upper sets, the higher threshold */
         float yk = ms__kth_value(K, s->y, V, k2, (int32_t *)s->keys, (float *)s->q);
-        if (yk > Y) Y = yk;
+        if (yk > Y) {
+            Y = yk;
+            kept_ok = false;
+        }
     }
     /* the kept mass: when Y's bucket bY is in the band, every token above the band is kept (mass_top),
      * so is every token of the band's buckets before bY (whole buckets: their exact masses are in
      * hist), and none after bY; only bY's own tokens are tested (round 4: no pass over the row) */
-    uint64_t total;
+    uint64_t total = kept;
     const float dY = (m - Y) * MS__SCALE; /* Y is a token's y (or -inf): at most m */
     const int32_t bY = dY < (float)(MS_FAST_NB - 1) ? (int32_t)dY : MS_FAST_NB - 1;
-    if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
+    if (kept_ok) {
+        /* the search's own sum (round 5: the loop below over Y's bucket mispredicted its y >= Y) */
+    } else if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
         total = mass_top;
         for (int32_t b = b_lo; b < bY; b++) total += hist[b];
         int32_t *ids = (int32_t *)s->keys; /* the lower half: free again */
