@@ -177,13 +177,15 @@ static inline void ms__vexp4(vf d[MS__U], vf out[MS__U]) {
     }
 }
 
-/* q = floor(w 2^40) as hi 2^20 + lo with hi, lo < 2^20 + 1 (every step exact: see ms_cpu_fast.c). */
+/* q = floor(w 2^40) as hi 2^20 + lo with hi <= 2^20, lo < 2^20, every step exact (w in [0, 1], 0 or
+ * normal): f = w 2^20 (a power of two), hi = trunc(f), f - hi is exact (hi = 0, or hi <= f < hi + 1
+ * <= 2 hi: Sterbenz), and lo = trunc((f - hi) 2^20); so hi 2^20 + lo = floor(f 2^20). Six vector
+ * operations (round 5: the previous form scaled by 2^40, then 2^-20, then 2^20 again: seven). */
 static inline void ms__vmass(vf w, vu *hi, vu *lo) {
-    vf v = w * 1099511627776.0f;
-    vi h = __builtin_convertvector(v * 9.5367431640625e-7f, vi); /* v 2^-20, truncated */
-    vf rest = v - __builtin_convertvector(h, vf) * 1048576.0f;
+    const vf f = w * 1048576.0f;
+    const vi h = __builtin_convertvector(f, vi); /* truncates */
     *hi = (vu)h;
-    *lo = (vu)__builtin_convertvector(rest, vi);
+    *lo = (vu)__builtin_convertvector((f - __builtin_convertvector(h, vf)) * 1048576.0f, vi);
 }
 static inline uint64_t ms__hsum_mass(vu hi, vu lo) {
     uint64_t sh = 0, sl = 0;
