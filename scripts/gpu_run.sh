@@ -12,6 +12,12 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
+# Other engineers' uncommitted (maybe half-done) edits travel with the tree: the caller may carry their
+# committed versions in .devcarry/head/<path> (git show HEAD:<path>), put back here before any build
+# (the device's .git is stale, so git cannot do it there).
+if [ -d .devcarry/head ]; then
+  (cd .devcarry/head && find . -type f | sed 's|^\./||') | while read -r f; do cp ".devcarry/head/$f" "$f" && echo "reset to HEAD: $f"; done
+fi
 log "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$OUT/machine.txt"
 nvcc --version | tail -1 | tee -a "$OUT/machine.txt"
@@ -55,7 +61,12 @@ cpu_bench() {
     echo "no AVX-512F/BW/DQ/VL here: bench skipped" >>"$OUT/cpu.txt"
   fi
 }
-case "$what" in r4a|r4c) host_build ;; esac
+case "$what" in r4a|r4b|r4c) host_build ;; esac
+if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off (round 3's FULL path), for the A/B
+  (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF \
+     -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-DMS_CU_NO_BAND" >"$OUT/buildN.log" 2>&1 &&
+   cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
+fi
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
@@ -90,6 +101,30 @@ r4_san() {
     grep -E "^ok|^not ok|rows compared|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|rror" /tmp/san_$tool.log | head -20 | tee -a "$OUT/san.log"
   done
 }
+# r4b (round 4: the BAND path): the tests (the new one first), the top-p table, the full setting's flat rows,
+# variant N (-DMS_CU_NO_BAND: round 3's whole-row path) for the A/B, the CPU bench of the device host
+if [ "$what" = r4b ]; then
+  wait # variant N's build
+  T2=$T
+  log "tests" | tee -a "$OUT/tests.log"
+  for t in cuda_identity_band cuda_identity_top_p_alone cuda_identity_matrix cuda_identity_lite cuda_identity_many_steps \
+           cuda_graph_replay_equals_eager cuda_bad_inputs; do
+    s=$(date +%s)
+    timeout 90 $T2 $t 2>&1 | tail -4 | tee -a "$OUT/tests.log"
+    echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+  done
+  log "bench top-p" | tee -a "$OUT/bench.txt"
+  timeout 100 build-gpu/ms_bench_cuda --setting top-p --vocab 151936,262144 --batch 1,16,64,256 --reps 3 2>&1 | tee -a "$OUT/bench.txt"
+  log "bench full, flat" | tee -a "$OUT/bench.txt"
+  timeout 25 build-gpu/ms_bench_cuda --setting full --shape flat --vocab 151936 --batch 1,64 --reps 3 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+  if [ -x build-gpuN/ms_bench_cuda ]; then
+    log "bench top-p flat, variant N (-DMS_CU_NO_BAND)" | tee -a "$OUT/bench.txt"
+    timeout 30 build-gpuN/ms_bench_cuda --setting top-p --shape flat --vocab 151936 --batch 1,64 --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+  fi
+  cpu_bench
+  log "done"
+  exit 0
+fi
 if [ "$what" = r4a ]; then
   r4_tests
   wait # the host build

@@ -56,8 +56,10 @@ extern "C" {
 #define MS_CU_K4_DYN (MS_CU_CAND * 8 + (MS_CU_CAND + 1) * 8 + MS_CU_CAND * 4)
 
 /* How K4 finds a row's candidates: S0 = all min-p survivors gathered by K2 (K4 keeps those at or
- * above the bound), FAST = gathered by K3, FULL = none (K4 walks the whole row). */
-enum { MS_CU_MODE_NONE = 0, MS_CU_MODE_S0 = 1, MS_CU_MODE_FAST = 2, MS_CU_MODE_FULL = 3 };
+ * above the bound), FAST = gathered by K3, FULL = none (K4 walks the whole row), BAND (round 4) = K3
+ * gathered only the S0 tokens of the bound's bucket and wrote each chunk's mass above that bucket
+ * (K4 finds the threshold inside the bucket and draws chunk by chunk; see ms_cu_k4_band). */
+enum { MS_CU_MODE_NONE = 0, MS_CU_MODE_S0 = 1, MS_CU_MODE_FAST = 2, MS_CU_MODE_FULL = 3, MS_CU_MODE_BAND = 4 };
 
 /* A slot's device state: its config and the committed state (SPEC section 4). */
 typedef struct ms_cu_slot {
@@ -74,10 +76,11 @@ typedef struct ms_cu_rowstat {
     uint32_t cand_n;   /* K3's gather counter */
     uint32_t bound;    /* coarse bucket (ascending) at and above which candidates lie */
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
-    uint32_t pad[3];
+    uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
+    uint32_t pad[2];
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
-    unsigned long long pad2;
+    unsigned long long m_above;      /* BAND: their mass */
 } ms_cu_rowstat;
 
 typedef struct ms_cu_state {
@@ -493,6 +496,13 @@ __device__ uint64_t ms_cu_block_excl_u64(uint64_t v, uint64_t *tot, unsigned lon
     *tot = sh[32];
     __syncthreads();
     return r;
+}
+
+/* Block sum of a per-thread count. */
+__device__ uint64_t ms_cu_block_sum(uint64_t v, unsigned long long *sh) {
+    uint64_t tot;
+    ms_cu_block_excl_u64(v, &tot, sh);
+    return tot;
 }
 
 /* ---- K1: row max (atomicMax of keys) and the greedy argmax; zeroes K2's histogram ------------ */
@@ -943,19 +953,35 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
     __syncthreads();
     const int32_t bound = found[0];
-    uint64_t mine = 0;
+    uint64_t mine = 0, mine_m = 0;
     for (int i = 0; i < per; i++) {
         int b = MS_CU_HB - 1 - (threadIdx.x * per + i);
         if (b >= bound) mine += scnt[b];
+        if (b > bound) mine_m += smass[b];
     }
-    uint64_t n_cand;
+    uint64_t n_cand, m_above;
     ms_cu_block_excl_u64(mine, &n_cand, sh);
+    ms_cu_block_excl_u64(mine_m, &m_above, sh);
     if (threadIdx.x == 0) {
         st->bound = (uint32_t)bound;
         st->m0 = tm;
         /* all of S0 gathered (min-p): K4 takes the candidates from it; else K3 gathers them */
         const bool s0_all = c.minp_on && tc <= MS_CU_CAND;
-        st->mode = s0_all ? MS_CU_MODE_S0 : n_cand <= MS_CU_CAND ? MS_CU_MODE_FAST : MS_CU_MODE_FULL;
+        /* BAND (round 4): the final threshold lies in the bound's bucket (the bucket of every threshold
+         * that applies: top-p's, min_keep's, top-k's; see ms_cu_k4_band), so K3 gathers only that
+         * bucket's S0 tokens and each chunk's mass above it, and K4 needs no pass over the row. Not for
+         * the default order with both top-k and top-p (top-p over top-k's set may end in a higher
+         * bucket), nor when the bucket's tokens do not fit the list (tied rows: FULL), nor with more
+         * chunks than hmass holds pairs (K3 writes each chunk's two masses there). */
+        const bool band = !(f.k > 0 && f.p_on) && 2 * a.G <= MS_CU_HB && scnt[bound] <= MS_CU_CAND;
+#ifdef MS_CU_NO_BAND /* round 3's whole-row path for every such row, to compare */
+        const bool band_on = false;
+#else
+        const bool band_on = band;
+#endif
+        st->mode = s0_all ? MS_CU_MODE_S0 : n_cand <= MS_CU_CAND ? MS_CU_MODE_FAST : band_on ? MS_CU_MODE_BAND : MS_CU_MODE_FULL;
+        st->c_above = (uint32_t)(n_cand - scnt[bound]);
+        st->m_above = m_above;
         if (!s0_all) st->cand_n = 0;
         st->ticket = 0;
     }
@@ -965,11 +991,13 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
+    __shared__ unsigned long long sh[33];
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
     ms_cu_rowstat *st = &a.stats[r];
-    if (st->mode != MS_CU_MODE_FAST) return;
+    const uint32_t mode = st->mode;
+    if (mode != MS_CU_MODE_FAST && mode != MS_CU_MODE_BAND) return;
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
@@ -978,13 +1006,41 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    if (mode == MS_CU_MODE_FAST) {
+        ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+            if (x < c.xcut) return;
+            ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (!e.s0 || (e.key >> (32 - MS_CU_HBITS)) < bound) return;
+            uint32_t i = atomicAdd(&st->cand_n, 1u);
+            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+        });
+        return;
+    }
+    /* BAND: the S0 tokens of the bound's bucket go to the list (K2 counted at most MS_CU_CAND); those
+     * above it only add their mass to this chunk's (and the stop ids' part, for the floor), which
+     * K4's draw needs to find the chunk holding its target. No exp below the bucket. */
+    uint64_t up = 0, up_stop = 0;
     ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
         if (x < c.xcut) return;
-        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-        if (!e.s0 || (e.key >> (32 - MS_CU_HBITS)) < bound) return;
+        const float y = x / c.sl.temperature;
+        const uint32_t b = ms_cu_key(y) >> (32 - MS_CU_HBITS);
+        if (b < bound) return;
+        const ms_cu_elem e = ms_cu_from_y_pre(c, y, t);
+        if (!e.s0) return;
+        if (b > bound) {
+            up += e.q;
+            if (c.floor && ms_cu_bit(c.stop, t)) up_stop += e.q;
+            return;
+        }
         uint32_t i = atomicAdd(&st->cand_n, 1u);
         if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
     });
+    up = ms_cu_block_sum(up, sh);
+    up_stop = ms_cu_block_sum(up_stop, sh);
+    if (threadIdx.x == 0) { /* this chunk's pair; K2's histogram of the row is not read again this step */
+        a.hmass[(size_t)r * MS_CU_HB + 2 * g] = up;
+        a.hmass[(size_t)r * MS_CU_HB + 2 * g + 1] = up_stop;
+    }
 }
 
 /* ---- K4: exact thresholds, floor and draw, one block per row -------------------------------- */
@@ -1360,12 +1416,6 @@ __device__ void ms_cu_bitonic(unsigned long long *a, int32_t N) {
         }
 }
 
-/* Block sum of a per-thread count. */
-__device__ uint64_t ms_cu_block_sum(uint64_t v, unsigned long long *sh) {
-    uint64_t tot;
-    ms_cu_block_excl_u64(v, &tot, sh);
-    return tot;
-}
 
 /* The draw (SPEC 2.6) over len positions in id order; q_at(i, &id, &stop) gives position i's kept
  * mass. Per-thread contiguous pieces, scanned across the block; writes the row's outputs. */
@@ -1521,8 +1571,15 @@ __device__ void ms_cu_draw_row(const ms_cu_args &a, int32_t r, const ms_cu_row &
 /* A row whose candidates (an upper set of S0 in key order holding every token the filters can keep)
  * are in shared memory: sort them by y descending, and every filter of SPEC 2.4 becomes a prefix of
  * that order found with prefix sums of counts and masses (as the reference does after its sort). */
+__device__ void ms_cu_band_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S,
+                                unsigned long long *cand, const unsigned long long *P, int32_t L, uint32_t bound,
+                                unsigned long long *scr);
+
+/* band (round 4): the candidates are the S0 tokens of one bucket (ms_cu_k4_band); c_off and m_off
+ * count the S0 tokens above that bucket and their mass, so that "above" in every filter is the row's. */
 __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
-                              ms_cu_k4sh &S, unsigned long long *cand, int32_t n, uint64_t m0) {
+                              ms_cu_k4sh &S, unsigned long long *cand, int32_t n, uint64_t m0, uint64_t c_off = 0,
+                              uint64_t m_off = 0, bool band = false, uint32_t bound = 0) {
     unsigned long long *P = cand + MS_CU_CAND;           /* MS_CU_CAND + 1 exclusive mass sums */
     int32_t *gs = (int32_t *)(P + MS_CU_CAND + 1);        /* first position of each key's run */
     int32_t N = 1;
@@ -1592,8 +1649,8 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
         uint64_t cnt = 0;
         for (int32_t i = p0; i < min(p1, lim); i++) {
             int32_t g = gs[i];
-            bool keep = kind == 0 ? (uint64_t)g < M /* top-k: fewer than M above */
-                                  : (ms__top_p_keeps(P[g], M, f.pq) || g < c.sl.min_keep);
+            bool keep = kind == 0 ? c_off + (uint64_t)g < M /* top-k: fewer than M above */
+                                  : (ms__top_p_keeps(m_off + P[g], M, f.pq) || c_off + (uint64_t)g < (uint64_t)c.sl.min_keep);
             cnt += keep;
         }
         return (int32_t)ms_cu_block_sum(cnt, S.sh);
@@ -1607,6 +1664,10 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
             if (f.p_on) L = count_if(n, 1, m0);
             if (f.k2 > 0) L = count_if(L, 0, (uint64_t)f.k2);
         }
+    }
+    if (band) {
+        ms_cu_band_draw(a, r, c, S, cand, P, L, bound, (unsigned long long *)gs);
+        return;
     }
     /* the kept prefix in id order: (id << 32 | sorted position), sorted */
     int32_t NL = 1;
@@ -1623,6 +1684,156 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
         *stop = c.floor && ms_cu_bit(c.stop, *id);
         return P[pos + 1] - P[pos];
     });
+}
+
+/* The draw over [t0, t1) (at most 32768 + 7 tokens) given the kept mass before t0 (base0) and the target:
+ * a token is kept when it is in S0 with key >= lb (and, floor_on, not a stop id). As ms_cu_draw_row:
+ * warps take coalesced steps of 32 tokens, each step's mass goes to scr, a block scan finds the step
+ * holding the target, one warp re-reads it. Writes the row's outputs. */
+__device__ void ms_cu_draw_range(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S, uint32_t lb,
+                                 int32_t t0, int32_t t1, uint64_t base0, uint64_t target, bool floor_on,
+                                 unsigned long long *scr) {
+    const unsigned FULLM = 0xffffffffu;
+    const int32_t ns = (t1 - t0 + 31) >> 5;
+    const int32_t nw = (int32_t)(blockDim.x >> 5), wid = (int32_t)(threadIdx.x >> 5), lane = (int32_t)(threadIdx.x & 31);
+    auto q_of = [&](int32_t t, float x) -> uint64_t {
+        const float y = x / c.sl.temperature;
+        if (ms_cu_key(y) < lb) return 0;
+        const ms_cu_elem e = ms_cu_from_y(c, y, t);
+        if (!e.s0 || (floor_on && ms_cu_bit(c.stop, t))) return 0;
+        return e.q;
+    };
+    for (int32_t s0 = wid; s0 < ns; s0 += 4 * nw) { /* s0, nw: warp-uniform */
+        float raw[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int32_t t = t0 + (s0 + u * nw) * 32 + lane;
+            raw[u] = t < t1 ? ms_cu_load(c.row, c.dtype, t) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int32_t st = s0 + u * nw;
+            if (st >= ns) break;
+            const int32_t t = t0 + st * 32 + lane;
+            const uint64_t q = t < t1 ? q_of(t, ms_cu_pen(c, raw[u], t)) : 0;
+            /* q <= 2^40: two halves, each sum over 32 lanes < 2^32 */
+            const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)q & 0xfffffu);
+            const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(q >> 20));
+            if (lane == 0) scr[st] = (unsigned long long)lo + ((unsigned long long)hi << 20);
+        }
+    }
+    __syncthreads();
+    const int32_t per = (ns + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t p0 = min(ns, (int32_t)threadIdx.x * per), p1 = min(ns, p0 + per);
+    uint64_t my = 0, total;
+    for (int32_t i = p0; i < p1; i++) my += scr[i];
+    const uint64_t base = base0 + ms_cu_block_excl_u64(my, &total, S.sh);
+    __shared__ int32_t rstep;
+    __shared__ unsigned long long rbase;
+    if (threadIdx.x == 0) {
+        S.token = -1;
+        rstep = -1;
+    }
+    __syncthreads();
+    if (my > 0 && base <= target && target < base + my) {
+        uint64_t run = base;
+        for (int32_t i = p0; i < p1; i++) {
+            if (run + scr[i] > target) {
+                rstep = i;
+                rbase = run;
+                break;
+            }
+            run += scr[i];
+        }
+    }
+    __syncthreads();
+    if (wid == 0 && rstep >= 0) {
+        const int32_t t = t0 + rstep * 32 + lane;
+        const uint64_t q = t < t1 ? q_of(t, ms_cu_x(c, t)) : 0;
+        const uint64_t inc = rbase + ms_cu_warp_incl_u64(q);
+        const unsigned hit = __ballot_sync(FULLM, inc > target);
+        if (lane == 0) S.token = hit ? t0 + rstep * 32 + __ffs(hit) - 1 : -1;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
+}
+
+/* BAND's draw (round 4). cand: the bound bucket's S0 tokens sorted by y descending ((~key, id)), the
+ * first L of them kept (ms_cu_k4_cand applied every filter with the counts and masses above the
+ * bucket), P their exclusive mass sums; every S0 token above the bucket is kept. So the kept set is
+ * S0 with key >= theta, the key of the L-th. A chunk's kept mass is K3's mass above the bucket (in
+ * hmass: pairs of all, stop ids) plus its kept list tokens; a block scan over the chunks finds the one
+ * holding the target ⌊r M / 2^64⌋ and ms_cu_draw_range walks that chunk in id order: the same token
+ * as the walk over the row (integer sums). The floor: the stop ids' part of each chunk is known too.
+ * scr: 2 MS_CU_HB words of shared scratch (k4_cand's run starts, no longer needed). */
+__device__ void ms_cu_band_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S,
+                                unsigned long long *cand, const unsigned long long *P, int32_t L, uint32_t bound,
+                                unsigned long long *scr) {
+    const int32_t G = a.G, chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    unsigned long long *CA = scr, *CB = scr + MS_CU_HB / 2; /* per chunk: kept mass, its stop ids' part */
+    /* theta: a kept list token exists (the bucket holds the final threshold); without one, only the
+     * tokens above the bucket (never seen: kept defensive) */
+    const uint32_t theta = L > 0 ? ~(uint32_t)(cand[L - 1] >> 32)
+                                 : (bound + 1 < (uint32_t)MS_CU_HB ? (bound + 1) << (32 - MS_CU_HBITS) : 0xffffffffu);
+    for (int32_t i = threadIdx.x; i < G; i += blockDim.x) {
+        CA[i] = 0;
+        CB[i] = 0;
+    }
+    __syncthreads();
+    for (int32_t i = threadIdx.x; i < L; i += blockDim.x) {
+        const int32_t id = (int32_t)(uint32_t)cand[i];
+        const unsigned long long q = P[i + 1] - P[i];
+        if (!q) continue;
+        atomicAdd(&CA[id / chunk], q);
+        if (c.floor && ms_cu_bit(c.stop, id)) atomicAdd(&CB[id / chunk], q);
+    }
+    __syncthreads();
+    const unsigned long long *hm = a.hmass + (size_t)r * MS_CU_HB;
+    const int32_t per = (G + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t g0 = min(G, (int32_t)threadIdx.x * per), g1 = min(G, g0 + per);
+    uint64_t my = 0, my_b = 0;
+    for (int32_t i = g0; i < g1; i++) {
+        const uint64_t ca = CA[i] + __ldcg(&hm[2 * i]), cs = CB[i] + __ldcg(&hm[2 * i + 1]);
+        CA[i] = ca;
+        CB[i] = ca - cs; /* without the stop ids */
+        my += ca;
+        my_b += ca - cs;
+    }
+    uint64_t total, nonstop = 0, excl_b = 0;
+    const uint64_t excl_a = ms_cu_block_excl_u64(my, &total, S.sh);
+    if (c.floor) excl_b = ms_cu_block_excl_u64(my_b, &nonstop, S.sh);
+    /* 5. the floor: stop ids lose their mass unless nothing would be left */
+    const bool floor_on = c.floor && nonstop > 0;
+    const uint64_t tot = floor_on ? nonstop : total;
+    if (tot == 0) {
+        if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(ms__draw_bits(c.sl.seed, c.sl.n, (uint32_t)a.row_k[r]), tot);
+    const unsigned long long *U = floor_on ? CB : CA;
+    const uint64_t base = floor_on ? excl_b : excl_a, mine = floor_on ? my_b : my;
+    __shared__ int32_t bchunk;
+    __shared__ unsigned long long bbase;
+    if (threadIdx.x == 0) bchunk = -1;
+    __syncthreads();
+    if (mine > 0 && base <= target && target < base + mine) {
+        uint64_t run = base;
+        for (int32_t i = g0; i < g1; i++) {
+            if (run + U[i] > target) {
+                bchunk = i;
+                bbase = run;
+                break;
+            }
+            run += U[i];
+        }
+    }
+    __syncthreads();
+    if (bchunk < 0) { /* cannot happen (the sums are exact); kept defensive */
+        if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const int32_t t0 = bchunk * chunk, t1 = min(a.V, t0 + chunk);
+    ms_cu_draw_range(a, r, c, S, theta, t0, t1, bbase, target, floor_on, cand); /* the list is no longer needed */
 }
 
 /* The same decisions as ms_cu_k4_cand for n <= 64 candidates, by one warp with shuffles: k4_cand pays
@@ -1735,7 +1946,19 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit_a ? ia : ib, MS_ROW_OK);
 }
 
-__global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
+/* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
+ * was taken (ms__cuda_mode_rows). One atomic per such row. */
+__device__ unsigned long long ms_cu_mode_rows[8];
+
+/* 128 registers (512 threads a block): with round 4's BAND code ptxas (CUDA 13) chose 64 registers
+ * for K4 by itself and spilled 1.2 KB; __maxnreg__ (CUDA 12.4+) replaces __launch_bounds__, with which
+ * it cannot be combined, and gives the same limit the launch bound allowed. */
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
+#  define MS_CU_K4_BOUNDS __maxnreg__(65536 / MS_CU_T4 > 255 ? 255 : 65536 / MS_CU_T4)
+#else
+#  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
+#endif
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
     const int32_t r = blockIdx.x;
@@ -1766,53 +1989,68 @@ __global__ void __launch_bounds__(MS_CU_T4) ms_cu_k4(ms_cu_args a) {
     const int32_t kk = f.k > 0 ? f.k : f.k2;
     if (ms_cu_lite_k(c, f) > 0) /* K2 gathered each chunk's top-k of S0; too many: the exact slow path */
         mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
-    if (mode == MS_CU_MODE_S0 || mode == MS_CU_MODE_FAST) {
-        /* S0 mode: K2 gathered every min-p survivor; keep those at or above the bound */
+    if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
+    if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
+        atomicAdd(&ms_cu_mode_rows[mode], 1ull);
+    const bool band = mode == MS_CU_MODE_BAND;
+    if (band || mode == MS_CU_MODE_S0 || mode == MS_CU_MODE_FAST) {
         __shared__ int32_t n_sh;
-        if (threadIdx.x == 0) n_sh = 0;
-        __syncthreads();
-        const int32_t n_all = (int32_t)min(st->cand_n, (uint32_t)MS_CU_CAND);
-        const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
-        const uint32_t bound = mode == MS_CU_MODE_S0 ? st->bound : 0;
-        for (int32_t i0 = 0; i0 < n_all; i0 += blockDim.x) { /* whole warps: one shared atomic each */
-            const int32_t i = i0 + threadIdx.x;
-            const unsigned long long v = i < n_all ? g[i] : 0;
-            const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound;
-            const unsigned bal = __ballot_sync(0xffffffffu, in);
-            int32_t base = 0;
-            if ((threadIdx.x & 31) == 0 && bal) base = atomicAdd(&n_sh, __popc(bal));
-            base = __shfl_sync(0xffffffffu, base, 0);
-            if (in) ms_cu_cand_sh[base + __popc(bal & ((1u << (threadIdx.x & 31)) - 1))] = v;
-        }
-        __syncthreads();
-        /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
-         * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
-        int32_t n = n_sh;
-        if (kk > 0 && n > kk) {
-            __shared__ uint32_t res[2];
-            __shared__ int32_t n2;
-            ms_cu_keys_sh ks;
-            ks.v = ms_cu_cand_sh;
-            ks.n = (uint32_t)n;
-            const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
-            unsigned long long *tmp = ms_cu_cand_sh + MS_CU_CAND; /* k4_cand's scratch, free until then */
-            if (threadIdx.x == 0) n2 = 0;
+        int32_t n;
+        if (band) {
+            /* the bound bucket's S0 tokens; k4_cand applies the filters over them with the counts and
+             * masses above the bucket (one call site of k4_cand: a second one un-inlined it, K4 spilled) */
+            n = (int32_t)st->cand_n;
+            const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
+            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = g[i];
             __syncthreads();
-            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
-                const unsigned long long v = ms_cu_cand_sh[i];
-                if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
+        } else {
+            /* S0 mode: K2 gathered every min-p survivor; keep those at or above the bound */
+            if (threadIdx.x == 0) n_sh = 0;
+            __syncthreads();
+            const int32_t n_all = (int32_t)min(st->cand_n, (uint32_t)MS_CU_CAND);
+            const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
+            const uint32_t bound = mode == MS_CU_MODE_S0 ? st->bound : 0;
+            for (int32_t i0 = 0; i0 < n_all; i0 += blockDim.x) { /* whole warps: one shared atomic each */
+                const int32_t i = i0 + threadIdx.x;
+                const unsigned long long v = i < n_all ? g[i] : 0;
+                const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound;
+                const unsigned bal = __ballot_sync(0xffffffffu, in);
+                int32_t base = 0;
+                if ((threadIdx.x & 31) == 0 && bal) base = atomicAdd(&n_sh, __popc(bal));
+                base = __shfl_sync(0xffffffffu, base, 0);
+                if (in) ms_cu_cand_sh[base + __popc(bal & ((1u << (threadIdx.x & 31)) - 1))] = v;
             }
             __syncthreads();
-            n = n2;
-            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = tmp[i];
-            __syncthreads();
+            /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
+             * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
+            n = n_sh;
+            if (kk > 0 && n > kk) {
+                __shared__ uint32_t res[2];
+                __shared__ int32_t n2;
+                ms_cu_keys_sh ks;
+                ks.v = ms_cu_cand_sh;
+                ks.n = (uint32_t)n;
+                const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+                unsigned long long *tmp = ms_cu_cand_sh + MS_CU_CAND; /* k4_cand's scratch, free until then */
+                if (threadIdx.x == 0) n2 = 0;
+                __syncthreads();
+                for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+                    const unsigned long long v = ms_cu_cand_sh[i];
+                    if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
+                }
+                __syncthreads();
+                n = n2;
+                for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = tmp[i];
+                __syncthreads();
+            }
+            /* the candidates are not all of S0: top-p over S0 needs S0's mass */
+            if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
+                if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
+                return;
+            }
         }
-        /* the candidates are not all of S0: top-p over S0 needs S0's mass */
-        if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
-            if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
-            return;
-        }
-        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n, st->m0);
+        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n, st->m0, band ? st->c_above : 0, band ? st->m_above : 0, band,
+                      st->bound);
         return;
     }
     /* The whole row: exact radix descents over recomputed elements (rows without top-k/top-p, or
@@ -2231,6 +2469,16 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     res->has_pending = false;
     res->n_pending = 0;
     return queued;
+}
+
+extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {
+    unsigned long long v[8];
+    if (cudaMemcpyFromSymbol(v, ms_cu_mode_rows, sizeof v) != cudaSuccess) {
+        cudaGetLastError();
+        return MS_ECUDA;
+    }
+    for (int i = 0; i < 8; i++) out[i] = v[i];
+    return MS_OK;
 }
 
 /* ---- public CUDA API --------------------------------------------------------------------------- */

@@ -35,6 +35,9 @@ int ms__cuda_sample(ms_resource *res, const ms_step *step, const ms_batch *batch
 int ms__cuda_commit(ms_resource *res, const ms_step *step);
 /* Copies the slot's device state (n, ring, seen set) into the host copy; waits for the stream. */
 int ms__cuda_pull_slot(ms_resource *res, int32_t slot);
+/* Tests only: rows K4 served by mode since the process started, out[MS_CU_MODE_*] (counted for the
+ * BAND = 4 and FULL = 3 modes); waits for the device. 0 or MS_ECUDA. */
+int ms__cuda_mode_rows(uint64_t out[8]);
 
 #ifdef __cplusplus
 }

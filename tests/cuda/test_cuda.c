@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/ms_cuda.h" /* ms__cuda_mode_rows: which K4 path served the rows */
 #include "ms_test.h"
 #include "msampler.h"
 
@@ -189,6 +190,49 @@ static ms_req_config gen_cfg_topp(ms_trng *g) {
     return c;
 }
 
+/* Rows for the BAND path (round 4: top-p alone over the whole chip): flat rows at three scales (the
+ * threshold's bucket holds ~1300 tokens), peaked rows (their candidates fit: K3/K4's list path), tied
+ * rows (4 values: the bucket overflows the list and the row falls back to FULL), flat rows whose stop
+ * ids (0, V/2, V-1) lead (the floor decides), masked tails with NaN, one token a little above. */
+static void gen_row_band(ms_trng *g, float *x, int32_t width, int32_t V) {
+    static const double scales[] = {0.3, 1.0, 3.0};
+    const int shape = (int)ms_trng_below(g, 6);
+    const double scale = scales[ms_trng_below(g, 3)];
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g) * scale;
+        if (shape == 1) v = 3.0 * ms_trng_normal(g) + (ms_trng_below(g, 1000) < 3 ? 8.0 : 0.0);
+        else if (shape == 2) v = (double)(int)ms_trng_below(g, 4);
+        else if (shape == 4 && ms_trng_below(g, 5) == 0) v = -INFINITY;
+        x[t] = (float)v;
+    }
+    if (shape == 3) {
+        x[0] = (float)(4.0 * scale);
+        x[V / 2] = (float)(3.0 * scale);
+        x[V - 1] = (float)(5.0 * scale);
+    }
+    if (shape == 4) x[ms_trng_below(g, (uint32_t)V)] = NAN;
+    if (shape == 5) x[ms_trng_below(g, (uint32_t)V)] = (float)(4.0 * scale);
+}
+
+static ms_req_config gen_cfg_band(ms_trng *g) {
+    static const float temps[] = {0.3f, 1.0f, 2.0f}, ps[] = {1e-6f, 0.5f, 0.9f, 0.9f, 0.999f, 1.0f};
+    static const int32_t keeps[] = {1, 1, 1, 2, 37, 5000};
+    ms_req_config c = ms_req_config_default();
+    c.temperature = temps[ms_trng_below(g, 3)];
+    c.top_p = ps[ms_trng_below(g, 6)];
+    c.top_p_first = ms_trng_below(g, 3) == 0;
+    c.top_p_min_keep = keeps[ms_trng_below(g, 6)];
+    const uint32_t u = ms_trng_below(g, 10);
+    /* a top-k after top-p (HF order), or a top-k alone; min-p 1e-4 now and then (not a lite row) */
+    c.top_k = u == 0 ? 3000 : u == 1 ? 20000 : 0;
+    if (u == 1 && !c.top_p_first) c.top_p = 1.0f;
+    c.min_p = ms_trng_below(g, 8) == 0 ? 1e-4f : 0.0f;
+    c.repetition_penalty = ms_trng_below(g, 4) == 0 ? 1.3f : 1.0f;
+    c.min_tokens = ms_trng_below(g, 3) == 0 ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
 /* ---- one case: the same requests, steps and logits on CPU_REF and CUDA ------------------------- */
 
 typedef struct idcase {
@@ -198,6 +242,7 @@ typedef struct idcase {
     bool spec_vocab; /* spec.vocab_size = V (else None: the row width) */
     bool lite;       /* gen_cfg_lite / gen_row_lite */
     bool topp;       /* gen_cfg_topp / gen_row_topp */
+    bool band;       /* gen_cfg_band / gen_row_band */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -261,7 +306,8 @@ static void run_case(idcase *c) {
         CASE_FAIL("cudaMalloc");
     int64_t next_rid = 1000;
     for (int32_t i = 0; i < n_req; i++) {
-        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
+                          : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         req[i] = next_rid++;
         int a = ms_ingest(ref, req[i], &cfg), b = ms_ingest(gpu, req[i], &cfg);
@@ -293,6 +339,7 @@ static void run_case(idcase *c) {
             rids[r] = r < n_req ? req[r] : req[ms_trng_below(&g, (uint32_t)n_req)];
             if (c->lite) gen_row_lite(&g, xf, width, V);
             else if (c->topp) gen_row_topp(&g, xf, width, V);
+            else if (c->band) gen_row_band(&g, xf, width, V);
             else gen_row(&g, xf, width, V);
             char *dst = (char *)host + (size_t)r * (size_t)stride * dsize(c->dtype);
             for (int32_t t = 0; t < width; t++) {
@@ -358,7 +405,8 @@ static void run_case(idcase *c) {
             int32_t i = (int32_t)ms_trng_below(&g, (uint32_t)n_req);
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
-            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
+                              : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             req[i] = next_rid++;
             a = ms_ingest(ref, req[i], &cfg);
@@ -487,6 +535,42 @@ TEST(cuda_identity_top_p_alone) {
                 n++;
             }
     run_cases(cases, n);
+}
+
+/* The BAND path (round 4): top-p alone (and with min_keep, the HF order's top-k, a top-k alone, min-p
+ * 1e-4, the floor) on flat rows, where K2's threshold bucket is gathered and K4 draws chunk by chunk;
+ * peaked rows (the list path) and tied rows (the bucket overflows: FULL) beside them. fp32 and bf16,
+ * V 151936 / 262144, B 1 / 99 / 256 (1 to 5+ chunks a row: 149..5 blocks per row). The tokens must
+ * equal the reference's, and K4's counters must show both BAND and FULL rows, so that the test fails
+ * if the path is never taken. Quick (compute-sanitizer): V 32000, B 1 and 7. */
+TEST(cuda_identity_band) {
+    need_device("cuda_identity_band");
+    static const int32_t Vs[] = {151936, 262144}, Bs[] = {1, 99, 256};
+    uint64_t before[8], after[8];
+    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    idcase cases[12];
+    int n = 0;
+    for (int d = 0; d < 2; d++)
+        for (int v = 0; v < 2; v++)
+            for (int b = 0; b < 3; b++) {
+                if (quick() && (d > 0 || v > 0 || b > 1)) continue;
+                if (d == 1 && b == 2) continue; /* bf16 at B 1 / 99: the largest cases dominate the time */
+                memset(&cases[n], 0, sizeof cases[n]);
+                cases[n].V = quick() ? 32000 : Vs[v];
+                cases[n].B = quick() ? (b ? 7 : 1) : Bs[b];
+                cases[n].dtype = d ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+                cases[n].steps = quick() ? 1 : Bs[b] == 256 ? 1 : 3;
+                cases[n].spec_vocab = true;
+                cases[n].band = true;
+                cases[n].seed = 0xba4d000u + (uint64_t)n;
+                n++;
+            }
+    run_cases(cases, n);
+    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
+    const uint64_t band = after[4] - before[4], full = after[3] - before[3];
+    printf("  K4 rows by path: BAND %llu, FULL %llu\n", (unsigned long long)band, (unsigned long long)full);
+    CHECK_MSG(band > 0, "no row took the BAND path");
+    if (!quick()) CHECK_MSG(full > 0, "no row fell back to FULL (tied rows overflow the bucket)");
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
