@@ -50,7 +50,7 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows);
 /* Rows split over the pool's team (ms__cpu_team_for) are cut into chunks of this many tokens
  * (whole blocks and bitset words), and only rows at least this wide are split. */
 #define MS_FAST_CHUNK 8192
-#define MS_FAST_TEAM_MIN_V 32768
+#define MS_FAST_TEAM_MIN_V 16384
 /* band_hist's workspace: a block's listed mass halves (with a vector's room past the end) */
 #define MS_FAST_BAND_WORK (3 * (MS_FAST_BLOCK + 16))
 /* Buckets of the top-p mass histogram: y by distance below the max, MS_FAST_NB / 32 per unit. */
