@@ -761,14 +761,16 @@ static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, in
          * plus a slack. */
         const double L = (1.0 - p) * ((double)M / 1099511627776.0), f = (double)V / ns;
         const double z = MS__BRACKET_Z, slack = MS__BRACKET_SLACK * ((double)M / 1099511627776.0);
-        double g = 0, q = 0;
+        double g = 0, q = 0, sd = 0; /* sd = sqrt(q), recomputed only when q changes */
         int32_t lo = -1, hi = MS_FAST_NB - 1;
         for (int32_t b = MS_FAST_NB - 1; b >= 0; b--) {
             /* g, q: buckets > b */
-            if (f * g + z * f * sqrt(q) + slack < L) hi = b; /* G(b + 1) < L surely: b* <= b */
+            if (f * g + z * f * sd + slack < L) hi = b; /* G(b + 1) < L surely: b* <= b */
+            if (!hc[b]) continue; /* nothing sampled: g, q and the test below as for b + 1 */
             g += hw[b];
             q += hq[b];
-            if (f * g - z * f * sqrt(q) - slack > L) { /* G(b) > L surely: b* >= b */
+            sd = sqrt(q);
+            if (f * g - z * f * sd - slack > L) { /* G(b) > L surely: b* >= b */
                 lo = b;
                 break;
             }
