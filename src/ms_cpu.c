@@ -48,15 +48,19 @@ struct ms_cpu_team {
 
 /* How long a thread spins before it blocks: a worker waiting for the next call, or in a call for the
  * next task (the serial steps between a row's passes take ~10-30 us); the caller waiting for a
- * worker's chunk (a chunk is ~5 us of work: longer means the worker was preempted). */
+ * worker's chunk (a chunk is ~5 us of work: 20x that means the worker was preempted, which on a
+ * loaded machine lasts a time slice, milliseconds). After such a call the next MS_CPU_TEAM_SKIP
+ * calls go without the team: with 32 a moderately loaded machine lost most of the split's gain
+ * (one event, 32 calls alone), with none a machine whose other core ran a compiler paid a stall
+ * nearly every call (2 threads at B=1 slower than 1). */
 #ifndef MS_CPU_SPIN_NS
 #define MS_CPU_SPIN_NS 50000L
 #endif
 #ifndef MS_CPU_TEAM_SKIP
-#define MS_CPU_TEAM_SKIP 32
+#define MS_CPU_TEAM_SKIP 8
 #endif
 #ifndef MS_CPU_CHUNK_WAIT_NS
-#define MS_CPU_CHUNK_WAIT_NS 20000L
+#define MS_CPU_CHUNK_WAIT_NS 100000L
 #endif
 
 static inline void ms__cpu_pause(void) {
