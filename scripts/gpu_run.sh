@@ -53,7 +53,7 @@ cpu_bench() {
   if lscpu | grep -q avx512f && lscpu | grep -q avx512bw && lscpu | grep -q avx512dq && lscpu | grep -q avx512vl; then
     for L in avx2 avx512; do
       log "msample bench, MSAMPLER_CPU_LEVEL=$L" >>"$OUT/cpu.txt"
-      MSAMPLER_CPU_LEVEL=$L timeout $(( $(left) / 3 > 20 ? $(left) / 3 : 20 )) taskset -c 2 build-host/programs/msample bench \
+      MSAMPLER_CPU_LEVEL=$L timeout ${CPU_T:-$(( $(left) / 3 > 20 ? $(left) / 3 : 20 ))} taskset -c 2 build-host/programs/msample bench \
         --vocab 151936,262144 --batch 1,64 --threads 1 --setting both --shape both --reps 15 >>"$OUT/cpu.txt" 2>&1
       echo "   exit $?" >>"$OUT/cpu.txt"
     done
@@ -61,10 +61,15 @@ cpu_bench() {
     echo "no AVX-512F/BW/DQ/VL here: bench skipped" >>"$OUT/cpu.txt"
   fi
 }
-case "$what" in r4a|r4b|r4c) host_build ;; esac
+case "$what" in r4a|r4b|r4c) [ -z "${NOCPU:-}" ] && host_build ;; esac
+if [ "$what" = r4c ] && [ -f third_party/flashinfer/include/flashinfer/sampling.cuh ]; then # FlashInfer's bench build, beside
+  (timeout 300 cmake -S . -B build-gpu-fi -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+     -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF -DMSAMPLER_FLASHINFER_INCLUDE=$PWD/third_party/flashinfer/include \
+     >/tmp/build_fi0.log 2>&1 && timeout 300 cmake --build build-gpu-fi -j6 --target ms_bench_cuda >>/tmp/build_fi0.log 2>&1) &
+fi
 if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off (round 3's FULL path), for the A/B
   (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF \
-     -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-DMS_CU_NO_BAND" >"$OUT/buildN.log" 2>&1 &&
+     -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R4VAR:--DMS_CU_NO_BAND}" >"$OUT/buildN.log" 2>&1 &&
    cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
 fi
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
@@ -118,10 +123,46 @@ if [ "$what" = r4b ]; then
   log "bench full, flat" | tee -a "$OUT/bench.txt"
   timeout 25 build-gpu/ms_bench_cuda --setting full --shape flat --vocab 151936 --batch 1,64 --reps 3 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
   if [ -x build-gpuN/ms_bench_cuda ]; then
-    log "bench top-p flat, variant N (-DMS_CU_NO_BAND)" | tee -a "$OUT/bench.txt"
+    log "bench top-p flat, variant N (${R4VAR:--DMS_CU_NO_BAND})" | tee -a "$OUT/bench.txt"
     timeout 30 build-gpuN/ms_bench_cuda --setting top-p --shape flat --vocab 151936 --batch 1,64 --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
   fi
-  cpu_bench
+  [ -z "${NOCPU:-}" ] && cpu_bench
+  log "done"
+  exit 0
+fi
+# prof4: kernel durations (ncu) of top-p alone (flat) at B 1 / 64 and the full setting at B 1, then where
+# K2/K3/K4 stall at B=64 top-p (source lines: -lineinfo)
+if [ "$what" = prof4 ]; then
+  for cfg in "top-p 1" "top-p 64" "full 1" "full 64"; do
+    set -- $cfg
+    log "ncu $1 B=$2" | tee -a "$OUT/ncu.txt"
+    timeout 60 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 --metrics gpu__time_duration.sum \
+      build-gpu/ms_bench_cuda --batch $2 --vocab 151936 --shape flat --setting $1 --no-baseline --reps 3 >/tmp/ncu.log 2>&1
+    grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+  done
+  [ -n "${NOSEC:-}" ] && exit 0
+  log "ncu sections top-p B=64" | tee -a "$OUT/ncu.txt"
+  timeout $(( $(left) > 30 ? $(left) - 20 : 10 )) ncu --clock-control none -k regex:ms_cu_k[234] --launch-skip 40 --launch-count 3 \
+    --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+    build-gpu/ms_bench_cuda --batch 64 --vocab 151936 --shape flat --setting top-p --no-baseline --reps 3 >/tmp/ncu_src.log 2>&1
+  grep -E "ms_cu_k|Duration|Memory Throughput|Compute \(SM\)|Warp Cycles Per Issued|ms_cuda.cu:" /tmp/ncu_src.log | head -90 | tee -a "$OUT/ncu.txt"
+  log "done"
+  exit 0
+fi
+# r4c (round 4's last run): the seven tests, our bench and FlashInfer's side by side (gpu_flashinfer.sh), the
+# CPU bench of the device host, compute-sanitizer memcheck + racecheck on the quick set (BAND included);
+# logs trimmed to at most 8 files
+if [ "$what" = r4c ]; then
+  r4_tests
+  wait # FlashInfer's and the host's builds
+  tail -3 /tmp/build_fi0.log >"$OUT/misc.txt" 2>&1
+  BENCH_T=$(( $(left) - ${CPU_SAN_S:-270} )) scripts/gpu_flashinfer.sh 2>&1 | grep -v "^\[" | tail -45 >>"$OUT/misc.txt"
+  { cat "$OUT/flashinfer_version.txt"; tail -3 "$OUT/build_fi.log"; head -20 "$OUT/bench_fi.err"; } >>"$OUT/misc.txt" 2>/dev/null
+  rm -f "$OUT/flashinfer_version.txt" "$OUT/build_fi.log" "$OUT/bench_fi.err" "$OUT/buildN.log"
+  [ -z "${NOCPU:-}" ] && CPU_T=${CPU_T:-70} cpu_bench
+  tail -2 "$OUT/cpu_build.log" >>"$OUT/misc.txt" 2>/dev/null; rm -f "$OUT/cpu_build.log"
+  SAN_TESTS="cuda_bad_inputs cuda_identity_band cuda_identity_top_p_alone cuda_identity_lite cuda_graph_replay_equals_eager" \
+    SAN_RESERVE=5 r4_san
   log "done"
   exit 0
 fi

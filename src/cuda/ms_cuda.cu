@@ -843,9 +843,23 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_k2_lite<MS_CU_K2_NG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
         return;
     }
+    /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
+     * shared atomicAdd is a compare-and-swap loop, and on a flat row most lanes of a warp hit the same
+     * few buckets. A chunk has at most 32768 tokens (2^15), so each part's sum fits 32 bits. The high
+     * parts live in sbuf, free unless min-p stages its survivors there (those rows keep the 64-bit add:
+     * min-p's pre-filter leaves them few tokens). (Also tried in round 4: grouping a warp's lanes by
+     * bucket with __match_any_sync, one add per distinct bucket: K2 97 -> 310 us at B=64, top-p alone.) */
+#ifndef MS_CU_K2_U64_ATOMIC /* round 3's one 64-bit atomic, to compare */
+    const bool split = !c.minp_on;
+#else
+    const bool split = false;
+#endif
+    static_assert(MS_CU_STAGE_SH * 2 >= MS_CU_HB, "the masses' high parts fit in sbuf");
+    uint32_t *slo = (uint32_t *)smass, *smid = slo + MS_CU_HB, *shi = (uint32_t *)sbuf;
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         scnt[i] = 0;
         smass[i] = 0;
+        if (split) shi[i] = 0;
     }
     if (threadIdx.x == 0) sn = 0;
     __syncthreads();
@@ -860,7 +874,13 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         if (e.s0) {
             uint32_t b = e.key >> (32 - MS_CU_HBITS);
             atomicAdd(&scnt[b], 1u);
-            if (e.q) atomicAdd(&smass[b], (unsigned long long)e.q);
+            if (e.q && split) {
+                atomicAdd(&slo[b], (uint32_t)e.q & 0xffffu);
+                atomicAdd(&smid[b], (uint32_t)(e.q >> 16) & 0xffffu);
+                atomicAdd(&shi[b], (uint32_t)(e.q >> 32));
+            } else if (e.q) {
+                atomicAdd(&smass[b], (unsigned long long)e.q);
+            }
         }
         if (c.minp_on && e.s0) {
             /* staged in shared memory: atomics on the row's one global counter serialise */
@@ -886,7 +906,10 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     unsigned long long *gm = a.hmass + (size_t)r * MS_CU_HB;
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         if (scnt[i]) atomicAdd(&gc[i], scnt[i]);
-        if (smass[i]) atomicAdd(&gm[i], smass[i]);
+        const unsigned long long m =
+            split ? (unsigned long long)slo[i] + ((unsigned long long)smid[i] << 16) + ((unsigned long long)shi[i] << 32)
+                  : smass[i];
+        if (m) atomicAdd(&gm[i], m);
     }
     /* The last block of the row sees every block's histogram (threadfence-reduction pattern). */
     __threadfence();
@@ -1020,8 +1043,24 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
      * above it only add their mass to this chunk's (and the stop ids' part, for the floor), which
      * K4's draw needs to find the chunk holding its target. No exp below the bucket. */
     uint64_t up = 0, up_stop = 0;
+    /* Most tokens lie below the bucket: rejected on x, before the division. fl(x / T) is monotone in
+     * x, and x < ylo T less a 1e-5 relative margin (far above the roundings involved; |ylo| >= 1e-30
+     * and T >= 1e-5 keep ylo T normal) gives fl(x / T) < ylo, the bucket's lowest value. A pre-filter
+     * only: every other token is decided on its key. */
+    float xlo = -INFINITY;
+    if (!c.inf_row && bound > 0) {
+        const float ylo = ms_cu_unkey(bound << (32 - MS_CU_HBITS));
+        if (isfinite(ylo) && fabsf(ylo) >= 1e-30f) {
+            float v = ylo * c.sl.temperature;
+            v = v - fabsf(v) * 1e-5f;
+            if (isfinite(v)) xlo = v;
+        }
+    }
+    const float xskip = xlo > c.xcut ? xlo : c.xcut;
+    /* (Tried in round 4: one atomic per group of converged lanes, by ballot, for the bucket's ~1300
+     * tokens: K3 50 -> 72 us at B=64, top-p alone; the per-token atomic stays.) */
     ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
-        if (x < c.xcut) return;
+        if (x < xskip) return;
         const float y = x / c.sl.temperature;
         const uint32_t b = ms_cu_key(y) >> (32 - MS_CU_HBITS);
         if (b < bound) return;
@@ -1571,15 +1610,8 @@ __device__ void ms_cu_draw_row(const ms_cu_args &a, int32_t r, const ms_cu_row &
 /* A row whose candidates (an upper set of S0 in key order holding every token the filters can keep)
  * are in shared memory: sort them by y descending, and every filter of SPEC 2.4 becomes a prefix of
  * that order found with prefix sums of counts and masses (as the reference does after its sort). */
-__device__ void ms_cu_band_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S,
-                                unsigned long long *cand, const unsigned long long *P, int32_t L, uint32_t bound,
-                                unsigned long long *scr);
-
-/* band (round 4): the candidates are the S0 tokens of one bucket (ms_cu_k4_band); c_off and m_off
- * count the S0 tokens above that bucket and their mass, so that "above" in every filter is the row's. */
 __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
-                              ms_cu_k4sh &S, unsigned long long *cand, int32_t n, uint64_t m0, uint64_t c_off = 0,
-                              uint64_t m_off = 0, bool band = false, uint32_t bound = 0) {
+                              ms_cu_k4sh &S, unsigned long long *cand, int32_t n, uint64_t m0) {
     unsigned long long *P = cand + MS_CU_CAND;           /* MS_CU_CAND + 1 exclusive mass sums */
     int32_t *gs = (int32_t *)(P + MS_CU_CAND + 1);        /* first position of each key's run */
     int32_t N = 1;
@@ -1649,8 +1681,8 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
         uint64_t cnt = 0;
         for (int32_t i = p0; i < min(p1, lim); i++) {
             int32_t g = gs[i];
-            bool keep = kind == 0 ? c_off + (uint64_t)g < M /* top-k: fewer than M above */
-                                  : (ms__top_p_keeps(m_off + P[g], M, f.pq) || c_off + (uint64_t)g < (uint64_t)c.sl.min_keep);
+            bool keep = kind == 0 ? (uint64_t)g < M /* top-k: fewer than M above */
+                                  : (ms__top_p_keeps(P[g], M, f.pq) || g < c.sl.min_keep);
             cnt += keep;
         }
         return (int32_t)ms_cu_block_sum(cnt, S.sh);
@@ -1664,10 +1696,6 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
             if (f.p_on) L = count_if(n, 1, m0);
             if (f.k2 > 0) L = count_if(L, 0, (uint64_t)f.k2);
         }
-    }
-    if (band) {
-        ms_cu_band_draw(a, r, c, S, cand, P, L, bound, (unsigned long long *)gs);
-        return;
     }
     /* the kept prefix in id order: (id << 32 | sorted position), sorted */
     int32_t NL = 1;
@@ -1758,31 +1786,105 @@ __device__ void ms_cu_draw_range(const ms_cu_args &a, int32_t r, const ms_cu_row
     if (threadIdx.x == 0) ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
 }
 
-/* BAND's draw (round 4). cand: the bound bucket's S0 tokens sorted by y descending ((~key, id)), the
- * first L of them kept (ms_cu_k4_cand applied every filter with the counts and masses above the
- * bucket), P their exclusive mass sums; every S0 token above the bucket is kept. So the kept set is
- * S0 with key >= theta, the key of the L-th. A chunk's kept mass is K3's mass above the bucket (in
- * hmass: pairs of all, stop ids) plus its kept list tokens; a block scan over the chunks finds the one
- * holding the target ⌊r M / 2^64⌋ and ms_cu_draw_range walks that chunk in id order: the same token
- * as the walk over the row (integer sums). The floor: the stop ids' part of each chunk is known too.
- * scr: 2 MS_CU_HB words of shared scratch (k4_cand's run starts, no longer needed). */
-__device__ void ms_cu_band_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S,
-                                unsigned long long *cand, const unsigned long long *P, int32_t L, uint32_t bound,
-                                unsigned long long *scr) {
+/* The key of the need-th largest S0 token (ties counted, as ms_cu_select_count), for BAND: c_above S0
+ * tokens lie above the bucket `bound`, the list L holds the bucket's n. MS_CU_ABOVE: the threshold is
+ * above the bucket (no list token reaches it); 0: below it (every list token does). Else a radix
+ * descent over the list's remaining 21 key bits (8 + 8 + 5) with shared histograms. */
+#define MS_CU_ABOVE 0xffffffffu
+__device__ __forceinline__ int ms_cu_band_sh(int level) { return level == 0 ? 13 : level == 1 ? 5 : 0; }
+__device__ __forceinline__ int ms_cu_band_w(int level) { return level == 2 ? 5 : 8; }
+__device__ uint32_t ms_cu_band_count(const ms_cu_src &L, ms_cu_k4sh &S, uint32_t bound, uint64_t c_above, uint64_t need) {
+    static_assert(MS_CU_HBITS == 11, "BAND's digits below K2's buckets");
+    if (c_above >= need) return MS_CU_ABOVE;
+    if (c_above + (uint64_t)L.n < need) return 0;
+    uint32_t prefix = bound;
+    uint64_t above = c_above;
+    for (int level = 0; level < 3; level++) {
+        const int sh = ms_cu_band_sh(level), w = ms_cu_band_w(level);
+        ms_cu_hist(L, S, 0, sh, w, sh + w, prefix);
+        ms_cu_find(S, 0, need, above, 0, 0, 0);
+        above += S.before_c;
+        prefix = (prefix << w) | (uint32_t)S.dig;
+        __syncthreads();
+    }
+    return prefix;
+}
+/* Top-p's threshold for BAND: the lowest list key whose mass strictly above (m_above from the buckets
+ * above, the rest from the list) is < p M, as ms_cu_select_mass; MS_CU_ABOVE when even the list's top
+ * is not kept. */
+__device__ uint32_t ms_cu_band_mass(const ms_cu_src &L, ms_cu_k4sh &S, uint32_t bound, uint64_t m_above, uint64_t M,
+                                    uint64_t pq) {
+    if (!ms__top_p_keeps(m_above, M, pq) || L.n == 0) return MS_CU_ABOVE;
+    uint32_t prefix = bound;
+    uint64_t above = m_above;
+    for (int level = 0; level < 3; level++) {
+        const int sh = ms_cu_band_sh(level), w = ms_cu_band_w(level);
+        ms_cu_hist(L, S, 0, sh, w, sh + w, prefix);
+        ms_cu_find(S, 1, 0, 0, above, M, pq);
+        above += S.before_m;
+        prefix = (prefix << w) | (uint32_t)S.dig;
+        __syncthreads();
+    }
+    return prefix;
+}
+
+/* K4 for a BAND row (round 4). list: the S0 tokens of K2's bucket `bound` (unsorted, n <= MS_CU_CAND,
+ * in shared memory); st: the count and mass of S0 above that bucket and S0's mass. Every threshold of
+ * SPEC 2.4 that applies is found by a descent inside the list with the counts/masses above as bases
+ * (a threshold outside the bucket is MS_CU_ABOVE or 0), combined as the whole-row path does; the kept
+ * set is S0 with key >= theta. A chunk's kept mass is K3's mass above the bucket (in hmass: pairs of
+ * all, stop ids) plus its kept list tokens; a block scan over the chunks finds the one holding the
+ * target floor(r M / 2^64) and ms_cu_draw_range walks that chunk in id order: the same token as the
+ * walk over the row (integer sums). The floor: the stop ids' part of each chunk is known too.
+ * scr: 2 MS_CU_HB words of shared scratch; the list's space is reused by the walk. */
+__device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                              ms_cu_k4sh &S, unsigned long long *list, int32_t n, const ms_cu_rowstat *st,
+                              unsigned long long *scr) {
+    const uint32_t bound = st->bound;
+    const uint64_t c_above = st->c_above, m_above = st->m_above, m0 = st->m0;
+    ms_cu_src L;
+    L.c = &c;
+    L.cand = list;
+    L.n = n;
+    L.scr = NULL;
+    L.gc = NULL;
+    L.gm = NULL;
+    uint32_t theta = 0;
+    if (f.sel) {
+        auto top_p = [&]() -> uint32_t { /* top-p, or the min_keep-th token when lower (ms_cu_top_p) */
+            uint32_t v = ms_cu_band_mass(L, S, bound, m_above, m0, f.pq);
+            if (c.sl.min_keep > 1) {
+                const uint32_t vk = ms_cu_band_count(L, S, bound, c_above, (uint64_t)c.sl.min_keep);
+                v = vk < v ? vk : v;
+            }
+            return v;
+        };
+        if (!c.sl.top_p_first) {
+            theta = f.k > 0 ? ms_cu_band_count(L, S, bound, c_above, (uint64_t)f.k) : top_p(); /* not both: K2 */
+        } else {
+            theta = f.p_on ? top_p() : 0;
+            if (f.k2 > 0) {
+                const uint32_t vk = ms_cu_band_count(L, S, bound, c_above, (uint64_t)f.k2);
+                theta = vk > theta ? vk : theta;
+            }
+        }
+    }
+    /* theta in the bucket, as K2 found; MS_CU_ABOVE only if not (then just the tokens above it) */
+    if (theta == MS_CU_ABOVE)
+        theta = bound + 1 < (uint32_t)MS_CU_HB ? (bound + 1) << (32 - MS_CU_HBITS) : MS_CU_ABOVE;
     const int32_t G = a.G, chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     unsigned long long *CA = scr, *CB = scr + MS_CU_HB / 2; /* per chunk: kept mass, its stop ids' part */
-    /* theta: a kept list token exists (the bucket holds the final threshold); without one, only the
-     * tokens above the bucket (never seen: kept defensive) */
-    const uint32_t theta = L > 0 ? ~(uint32_t)(cand[L - 1] >> 32)
-                                 : (bound + 1 < (uint32_t)MS_CU_HB ? (bound + 1) << (32 - MS_CU_HBITS) : 0xffffffffu);
     for (int32_t i = threadIdx.x; i < G; i += blockDim.x) {
         CA[i] = 0;
         CB[i] = 0;
     }
     __syncthreads();
-    for (int32_t i = threadIdx.x; i < L; i += blockDim.x) {
-        const int32_t id = (int32_t)(uint32_t)cand[i];
-        const unsigned long long q = P[i + 1] - P[i];
+    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned long long v = list[i];
+        const uint32_t key = (uint32_t)(v >> 32);
+        if (key < theta) continue;
+        const int32_t id = (int32_t)(uint32_t)v;
+        const unsigned long long q = ms_cu_from_y(c, ms_cu_unkey(key), id).q;
         if (!q) continue;
         atomicAdd(&CA[id / chunk], q);
         if (c.floor && ms_cu_bit(c.stop, id)) atomicAdd(&CB[id / chunk], q);
@@ -1833,7 +1935,7 @@ __device__ void ms_cu_band_draw(const ms_cu_args &a, int32_t r, const ms_cu_row 
         return;
     }
     const int32_t t0 = bchunk * chunk, t1 = min(a.V, t0 + chunk);
-    ms_cu_draw_range(a, r, c, S, theta, t0, t1, bbase, target, floor_on, cand); /* the list is no longer needed */
+    ms_cu_draw_range(a, r, c, S, theta, t0, t1, bbase, target, floor_on, list); /* the list is no longer needed */
 }
 
 /* The same decisions as ms_cu_k4_cand for n <= 64 candidates, by one warp with shuffles: k4_cand pays
@@ -1992,18 +2094,18 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
     if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
         atomicAdd(&ms_cu_mode_rows[mode], 1ull);
-    const bool band = mode == MS_CU_MODE_BAND;
-    if (band || mode == MS_CU_MODE_S0 || mode == MS_CU_MODE_FAST) {
+    if (mode == MS_CU_MODE_BAND) { /* the bound bucket's S0 tokens; every threshold inside them */
+        const int32_t n = (int32_t)st->cand_n;
+        const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
+        for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = g[i];
+        __syncthreads();
+        ms_cu_k4_band(a, r, c, f, S, ms_cu_cand_sh, n, st, ms_cu_cand_sh + MS_CU_CAND);
+        return;
+    }
+    if (mode == MS_CU_MODE_S0 || mode == MS_CU_MODE_FAST) {
         __shared__ int32_t n_sh;
         int32_t n;
-        if (band) {
-            /* the bound bucket's S0 tokens; k4_cand applies the filters over them with the counts and
-             * masses above the bucket (one call site of k4_cand: a second one un-inlined it, K4 spilled) */
-            n = (int32_t)st->cand_n;
-            const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
-            for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = g[i];
-            __syncthreads();
-        } else {
+        {
             /* S0 mode: K2 gathered every min-p survivor; keep those at or above the bound */
             if (threadIdx.x == 0) n_sh = 0;
             __syncthreads();
@@ -2049,8 +2151,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 return;
             }
         }
-        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n, st->m0, band ? st->c_above : 0, band ? st->m_above : 0, band,
-                      st->bound);
+        ms_cu_k4_cand(a, r, c, f, S, ms_cu_cand_sh, n, st->m0);
         return;
     }
     /* The whole row: exact radix descents over recomputed elements (rows without top-k/top-p, or
