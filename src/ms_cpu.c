@@ -75,6 +75,16 @@ static int64_t ms__cpu_now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Tests only (ms__cpu_team_test_stalls): force the rare waits. */
+static atomic_int ms__team_stalls;
+
+void ms__cpu_team_test_stalls(int mode) { atomic_store(&ms__team_stalls, mode); }
+
+static void ms__cpu_sleep_us(long us) {
+    struct timespec t = {0, us * 1000L};
+    nanosleep(&t, NULL);
+}
+
 bool ms__cpu_team_active(const ms_cpu_team *team) {
     return team && atomic_load_explicit(&team->on, memory_order_relaxed);
 }
@@ -137,6 +147,7 @@ void ms__cpu_team_for(ms_cpu_team *team, int32_t n, ms_cpu_chunk_fn fn, void *ct
             break;
         }
     }
+    if (atomic_load_explicit(&ms__team_stalls, memory_order_relaxed) & 2) ms__cpu_sleep_us(200);
 }
 
 /* A worker's part in one call's team: chunks until the caller switches the team off. */
@@ -145,6 +156,7 @@ static void ms__cpu_team_serve(ms_cpu_team *team, int32_t slot) {
     for (int i = 0; atomic_load_explicit(&team->on, memory_order_acquire); i++) {
         const int32_t c = ms__cpu_team_claim(team, true);
         if (c >= 0) {
+            if (atomic_load_explicit(&ms__team_stalls, memory_order_relaxed) & 1) ms__cpu_sleep_us(300);
             team->fn(team->ctx, c, slot);
             atomic_fetch_add_explicit(&team->helped, 1, memory_order_relaxed);
             atomic_fetch_add(&team->done, 1);

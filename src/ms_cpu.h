@@ -28,6 +28,10 @@ bool ms__cpu_team_active(const ms_cpu_team *team);
 void ms__cpu_team_for(ms_cpu_team *team, int32_t n, ms_cpu_chunk_fn fn, void *ctx);
 /* Chunks the workers of res's pool have done inside rows so far (tests). */
 int64_t ms__cpu_team_helped(const ms_resource *res);
+/* Tests: force the team's rare waits in every pool of the process. Bit 1: a worker sleeps 300 us
+ * before each chunk it claims (the caller blocks for it, then goes alone: the "slow" path); bit 2:
+ * the caller sleeps 200 us after each ms__cpu_team_for (idle workers block and are woken). 0: off. */
+void ms__cpu_team_test_stalls(int mode);
 
 /* Sets up the CPU backend of res (row function, workers); 0 or a negative error in res->err. */
 int ms__cpu_init(ms_resource *res);

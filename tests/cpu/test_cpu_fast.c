@@ -554,7 +554,22 @@ static void split_row(ms_trng *r, float *x, int32_t V, int shape) {
     }
 }
 
-TEST(cpu_split_rows_match) {
+static void split_rows_run(int stalls);
+
+TEST(cpu_split_rows_match) { split_rows_run(0); }
+
+/* The team's rare waits, forced: a worker stalled inside its chunk (the caller blocks on the
+ * team's condvar, finishes the call alone, skips the team for a few calls), and a caller pausing
+ * between passes (idle workers block and must be woken by the next task). Same tokens. */
+TEST(cpu_split_rows_stalled) {
+    ms__cpu_team_test_stalls(1);
+    split_rows_run(1);
+    ms__cpu_team_test_stalls(2);
+    split_rows_run(2);
+    ms__cpu_team_test_stalls(0);
+}
+
+static void split_rows_run(int stalls) {
     /* V = 70001: eight whole chunks of MS_FAST_CHUNK and a ragged one. Threads 1 (no split), 2 and
      * 3 (batch 1: the rows split over 2 or 3 threads; batch 2 on 3 threads) against the reference
      * backend, every setting: the fixed ones the split serves (top-p alone, no filter, the HF
@@ -627,8 +642,8 @@ TEST(cpu_split_rows_match) {
     CHECK_MSG(ms__cpu_team_helped(res[2]) > 0, "2 threads: no chunk done by a worker");
     CHECK_MSG(ms__cpu_team_helped(res[3]) > 0, "3 threads: no chunk done by a worker");
     CHECK_EQ_I64(ms__cpu_team_helped(res[1]), 0);
-    printf("# chunks done by workers: %lld (2 threads), %lld (3 threads)\n", (long long)ms__cpu_team_helped(res[2]),
-           (long long)ms__cpu_team_helped(res[3]));
+    printf("# stalls %d: chunks done by workers: %lld (2 threads), %lld (3 threads)\n", stalls,
+           (long long)ms__cpu_team_helped(res[2]), (long long)ms__cpu_team_helped(res[3]));
     for (int j = 0; j < 4; j++) ms_resource_free(res[j]);
     free(logits);
 }
