@@ -355,13 +355,10 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows) {
         for (int32_t i = 0; i < n; i++) ms__cpu_row(res, rows, i, &res->scratch[0]);
         return;
     }
-    if (pool->team_skip > 0 && n <= pool->n_workers) {
+    const bool small = n <= pool->n_workers; /* fewer rows than threads */
+    if (small && pool->team_skip > 0) {
         pool->team_skip--;
-        if (n == 1) { /* the row alone, as a one-thread call: no wake-up */
-            ms__cpu_row(res, rows, 0, &res->scratch[0]);
-            return;
-        }
-    } else if (n <= pool->n_workers && res->params.backend == MS_BACKEND_CPU && rows->V >= MS_FAST_TEAM_MIN_V &&
+    } else if (small && res->params.backend == MS_BACKEND_CPU && rows->V >= MS_FAST_TEAM_MIN_V &&
                ms__cpu_rows_split(res, rows)) {
         /* fewer rows than threads: the rows on the caller, the workers inside them (the team) */
         pthread_mutex_lock(&pool->mu);
@@ -386,6 +383,10 @@ void ms__cpu_sample_rows(ms_resource *res, const ms_cpu_rows *rows) {
          * waited for its own), so all they touch now is the team's flags, and they leave at their
          * next check; one still inside when the next call starts simply serves it. (Waiting cost a
          * worker's wake-up, 10-50 us, at the end of every call whose worker had gone to sleep.) */
+        return;
+    }
+    if (n == 1) { /* one row without the team: the caller alone, no wake-up (batch 1 is latency) */
+        ms__cpu_row(res, rows, 0, &res->scratch[0]);
         return;
     }
     pthread_mutex_lock(&pool->mu);
