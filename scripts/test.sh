@@ -22,5 +22,5 @@ if [ "${MS_SKIP_SANITIZERS:-0}" != 1 ]; then
     -DMSAMPLER_TSAN=ON -DMSAMPLER_PROGRAMS=OFF >/dev/null
   cmake --build build-tsan -j"$(nproc)"
   ctest --test-dir build-tsan --output-on-failure -j"$(nproc)" \
-    -R '^(threads_.*|soak_model_rich_spec_threads|cpu_threads_match_reference|cpu_pool_many_calls|determinism_threads_and_backends)$'
+    -R '^(threads_.*|soak_model_rich_spec_threads|cpu_threads_match_reference|cpu_pool_many_calls|cpu_split_rows_match|cpu_split_rows_stalled|determinism_threads_and_backends)$'
 fi
