@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ms_cpu.h" /* ms__cpu_team_helped */
 #include "ms_test.h"
 #include "msampler.h"
 
@@ -26,6 +27,7 @@ extern void __libc_free(void *p);
 
 static atomic_int al_counting;
 static atomic_long al_count;
+static int64_t al_helped; /* chunks the last session's workers did inside rows (one row over the pool) */
 
 static void al_note(void) {
     if (atomic_load(&al_counting)) atomic_fetch_add(&al_count, 1);
@@ -166,6 +168,7 @@ static long al_session(ms_backend backend, int32_t threads, int32_t V, int32_t r
     __libc_free(logits);
     __libc_free(ids);
     __libc_free(probs);
+    al_helped = backend == MS_BACKEND_CPU ? ms__cpu_team_helped(res) : 0;
     ms_resource_free(res);
     return n;
 }
@@ -185,6 +188,21 @@ TEST(no_allocation_after_create_cpu_ref) {
         long n = al_session(MS_BACKEND_CPU_REF, 1, V, 6);
         CHECK_MSG(n == 0, "reference backend, V=%d: %ld allocations after create", V, n);
     }
+}
+
+/* Fewer rows than threads: the rows run on the caller and the workers help inside them (the
+ * team of src/ms_cpu.c, whose per-chunk workspace is made at create). Rows 1 and 2 on 2 and 3
+ * threads at V=151936; the no-filter step and the top-p-first row take the split passes, and the
+ * workers must really have done chunks, or this would test nothing new. */
+TEST(no_allocation_one_row_over_pool) {
+    int64_t helped = 0;
+    for (int32_t threads = 2; threads <= 3; threads++)
+        for (int32_t rows = 1; rows < threads; rows++) {
+            long n = al_session(MS_BACKEND_CPU, threads, 151936, rows);
+            CHECK_MSG(n == 0, "fast CPU backend, %d threads, %d rows: %ld allocations after create", threads, rows, n);
+            helped += al_helped;
+        }
+    CHECK_MSG(helped > 0, "no chunk was done by a worker: the split path did not run");
 }
 
 /* The counter itself works: an allocation while counting is seen. */
