@@ -666,30 +666,24 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
         if (n > 0 && 3 * (int64_t)n <= 2 * (int64_t)V) { /* q (8 bytes) and ord (4) for n fit in s->q */
             Y = ms__bucket_threshold(y, w, ids, n, above, count, M, p_q, min_keep, (uint32_t *)(s->q + n), s->q, &kept);
             need_min = -1;
-            above += hist[b];
-            count += hcnt[b];
-            if (!(ms__top_p_keeps(above, M, p_q) || count < min_keep)) {
-                decided = true;
-                break;
+        } else { /* a list too long for the select's room: sort it and walk */
+            uint64_t *keys = s->q;
+            for (int32_t i = 0; i < n; i++) keys[i] = ms__desc_key(y[ids[i]], (uint32_t)ids[i]);
+            ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
+            uint64_t running = above, gabove = above;
+            int64_t gstart = count;
+            for (int32_t i = 0; i < n; i++) {
+                if (i > 0 && MS__FKEY_VAL(keys[i]) != MS__FKEY_VAL(keys[i - 1])) {
+                    gstart = count + i;
+                    gabove = running;
+                }
+                const int32_t t = (int32_t)MS__FKEY_IDX(keys[i]);
+                running += ms__mass(w[t]);
+                if (!(ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep)) break;
+                Y = y[t];
+                kept = running;
+                need_min = -1;
             }
-            continue;
-        }
-        uint64_t *keys = s->q;
-        for (int32_t i = 0; i < n; i++) keys[i] = ms__desc_key(y[ids[i]], (uint32_t)ids[i]);
-        ms__sort_keys(keys, n, 2 * n <= V ? keys + n : NULL);
-        uint64_t running = above, gabove = above;
-        int64_t gstart = count;
-        for (int32_t i = 0; i < n; i++) {
-            if (i > 0 && MS__FKEY_VAL(keys[i]) != MS__FKEY_VAL(keys[i - 1])) {
-                gstart = count + i;
-                gabove = running;
-            }
-            const int32_t t = (int32_t)MS__FKEY_IDX(keys[i]);
-            running += ms__mass(w[t]);
-            if (!(ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep)) break;
-            Y = y[t];
-            kept = running;
-            need_min = -1;
         }
         above += hist[b];
         count += hcnt[b];
