@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# scripts/cpu_host_run.sh: the CPU backend's SIMD levels on the GPU machine's host (issue 5, round 6).
+#
+# That host (a 16-core AVX-512 Xeon VM, not the issue's 2-core machine) is the only AVX-512 machine
+# we can reach. Run there through the device tool, from the repository root:
+#   run(command="bash scripts/cpu_host_run.sh", carry=[".devcarry/cjson", ".devcarry/cpu6"], timeout_s=120)
+# It prints the CPU model and AVX-512 flags, builds the CPU-only library with msample (libcjson carried
+# in .devcarry/cjson: the host has none), runs the CPU tests (every SIMD level the host offers), then
+# msample bench pinned to one core (taskset -c 2, 1 thread) and two (taskset -c 2,3, 2 threads) at
+# MSAMPLER_CPU_LEVEL=avx2 and avx512, each configuration's JSON line labelled with its variant and
+# level. Variants (each built only when asked for):
+#   new    the working tree as it is
+#   base   the working tree with the files under .devcarry/cpu6/base/ laid over it (e.g. the committed
+#          src/ms_cpu_fast_simd.c before a change: the "before" of an A/B in the same call)
+#   u4     the working tree with -DMS_FAST_U16=4 (the exp pass's interleave at 16 lanes)
+# Environment: JOBS (build, default 16), VARIANTS (default "new"), VOCABS (default 151936), REPS (default 15), ROUNDS (how many
+# times the single-thread runs alternate, default 2), TESTS=0 to skip ctest, BASELINE=1 for the
+# reference's column in one extra run. Files under $OUT: cpu6.log (everything) and cpu6_bench.jsonl.
+set -u
+OUT=${OUT:-/tmp/cpu6_out}
+mkdir -p "$OUT"
+LOG=$OUT/cpu6.log
+JS=$OUT/cpu6_bench.jsonl
+: >"$LOG"
+: >"$JS"
+VARIANTS=${VARIANTS:-new}
+VOCABS=${VOCABS:-151936}
+REPS=${REPS:-15}
+ROUNDS=${ROUNDS:-2}
+C1=${C1:-2}   # the core of the one-thread runs
+C2=${C2:-2,3} # the cores of the two-thread runs
+t0=$(date +%s)
+say() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$LOG"; }
+
+say "host: $(lscpu | grep -E 'Model name' | sed 's/  */ /g'); cores $(nproc); $(date -u)"
+say "avx512 flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep avx512 | tr '\n' ' ')"
+uptime | tee -a "$LOG"
+
+cj=()
+if [ -f .devcarry/cjson/include/cjson/cJSON.h ]; then
+  cj=(-DMS_CJSON_INCLUDE_DIR=$PWD/.devcarry/cjson/include -DMS_CJSON_LIBRARY=$PWD/.devcarry/cjson/lib/libcjson.so)
+  export LD_LIBRARY_PATH=$PWD/.devcarry/cjson/lib
+fi
+
+build() { # build <dir> <src root> <tests ON|OFF> [extra cmake args]
+  local dir=$1 src=$2 tests=$3
+  shift 3
+  timeout 60 cmake -S "$src" -B "$dir" -DMSAMPLER_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_TESTS="$tests" \
+    "${cj[@]}" "$@" >"$dir.log" 2>&1 && timeout 90 cmake --build "$dir" -j"${JOBS:-16}" >>"$dir.log" 2>&1
+  local rc=$?
+  say "build $dir: exit $rc"
+  [ $rc -eq 0 ] || tail -20 "$dir.log" | tee -a "$LOG"
+  return $rc
+}
+
+declare -A BIN
+for v in $VARIANTS; do
+  case $v in
+  new) build build-c6 . ON && BIN[new]=build-c6/programs/msample ;;
+  base)
+    if [ -d .devcarry/cpu6/base ]; then
+      rm -rf /tmp/c6base && mkdir -p /tmp/c6base &&
+        tar --exclude='./build*' --exclude=./.git --exclude=./.devcarry -cf - . | tar -xf - -C /tmp/c6base &&
+        cp -r .devcarry/cpu6/base/. /tmp/c6base/ && build /tmp/c6base/b /tmp/c6base OFF && BIN[base]=/tmp/c6base/b/programs/msample
+    else
+      say "no .devcarry/cpu6/base: variant base skipped"
+    fi ;;
+  u4) build build-c6u4 . OFF -DCMAKE_C_FLAGS=-DMS_FAST_U16=4 && BIN[u4]=build-c6u4/programs/msample ;;
+  esac
+done
+
+if [ "${TESTS:-1}" = 1 ] && [ -d build-c6 ]; then
+  say "ctest -E 'python|cli|oracle' -j8"
+  (cd build-c6 && timeout 60 ctest -E 'python|cli|oracle' -j8 --output-on-failure >"$OUT/cpu6_ctest.log" 2>&1)
+  say "ctest exit $?: $(grep -E 'tests passed|tests failed' "$OUT/cpu6_ctest.log")"
+  grep -E 'cpu_fast_levels_offered' -A3 "$OUT/cpu6_ctest.log" | head -4 | tee -a "$LOG"
+fi
+
+bench() { # bench <variant> <level> <cpus> <threads> [extra args]
+  local v=$1 L=$2 cpus=$3 th=$4
+  shift 4
+  MSAMPLER_CPU_LEVEL=$L timeout 40 taskset -c "$cpus" "${BIN[$v]}" bench --batch 1,64 --threads "$th" \
+    --setting both --shape both --json "$@" 2>>"$LOG" |
+    sed "s/^{/{\"variant\":\"$v\",\"level\":\"$L\",\"cpus\":\"$cpus\",/" >>"$JS"
+  say "bench $v $L cpus $cpus threads $th: exit ${PIPESTATUS[0]}"
+}
+
+B=(--vocab "$VOCABS" --reps "$REPS" --no-baseline)
+# one thread, pinned: the variants and levels alternate, ROUNDS times (the host's noise is large)
+for r in $(seq 1 "$ROUNDS"); do
+  for v in $VARIANTS; do
+    [ -n "${BIN[$v]:-}" ] || continue
+    [ "$v" = new ] && bench new avx2 "$C1" 1 "${B[@]}"
+    bench "$v" avx512 "$C1" 1 "${B[@]}"
+  done
+done
+# two threads on two pinned cores (the issue's 2-core shape)
+for v in $VARIANTS; do
+  [ -n "${BIN[$v]:-}" ] || continue
+  [ "$v" = new ] && bench new avx2 "$C2" 2 "${B[@]}"
+  bench "$v" avx512 "$C2" 2 "${B[@]}"
+done
+if [ "${BASELINE:-0}" = 1 ] && [ -n "${BIN[new]:-}" ]; then
+  for L in avx2 avx512; do bench new $L "$C1" 1 --vocab 151936 --reps 9; done
+fi
+say "done: $(wc -l <"$JS") JSON lines"
