@@ -66,7 +66,9 @@ typedef struct ms_fast_kernels {
     /* y = sanitize(load(row)), presence-penalised (factor r) where seen has a bit; returns max y.
      * With ids, also lists the t with y >= tau (ascending) and sets *n_ids; with ids and sparse,
      * y[t] is written only for the listed t (and some others), not the whole row; then tau must be
-     * above -inf (the sparse loop compares the loads before turning NaN into -inf). */
+     * above -inf (the sparse loop compares the loads before turning NaN into -inf). ids needs room
+     * for V entries (the avx512 level stores whole packed vectors: up to 16 entries past the count,
+     * never past V). */
     float (*load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
                       float tau, int32_t *ids, int32_t *n_ids, int sparse);
     float (*max)(const float *y, int32_t V);
@@ -78,9 +80,9 @@ typedef struct ms_fast_kernels {
     void (*band_hist)(const float *y, const float *w, int32_t V, float m, float scale, int32_t b_lo,
                       int32_t b_hi, uint64_t *hist, uint32_t *hcnt, uint64_t *mass_top, int64_t *cnt_top,
                       int32_t *list, uint32_t *list_bk, int32_t *n_list, uint32_t *work);
-    /* ids with y >= tau, ascending; returns the count */
+    /* ids with y >= tau, ascending; returns the count (ids: room for V entries, as load_max's) */
     int32_t (*select_ge)(const float *y, int32_t V, float tau, int32_t *ids);
-    /* ids of the tokens in one bucket of exp_hist, ascending; returns the count */
+    /* ids of the tokens in one bucket of exp_hist, ascending; returns the count (ids: room for V) */
     int32_t (*bucket_ids)(const float *y, int32_t V, float m, float scale, int32_t which, int32_t *ids);
     /* exact mass of {t in [lo, hi) : y >= tau} */
     uint64_t (*mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi, float tau);
@@ -108,6 +110,8 @@ void ms__fast_scratch_free(ms_scratch *s);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
 const char *ms__cpu_fast_level_name(int level);
+/* A usable level's passes (tests: each level's kernels against the generic ones), or NULL. */
+const ms_fast_kernels *ms__cpu_fast_kernels(int level);
 /* The level ms__fast_row uses: the best usable one unless forced (tests; env MSAMPLER_CPU_LEVEL
  * names one at first use). Returns the level now in use; a level that is not usable is refused (-1). */
 int ms__cpu_fast_level(void);

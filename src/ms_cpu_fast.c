@@ -60,6 +60,10 @@ bool ms__cpu_fast_level_ok(int level) {
     return true;
 }
 
+const ms_fast_kernels *ms__cpu_fast_kernels(int level) {
+    return level >= 0 && level < MS_FAST_N_LEVELS && ms__cpu_fast_level_ok(level) ? ms__level_kernels(level) : NULL;
+}
+
 const char *ms__cpu_fast_level_name(int level) {
     static const char *const names[MS_FAST_N_LEVELS] = {"generic", "w16", "avx2", "avx512"};
     return level >= 0 && level < MS_FAST_N_LEVELS ? names[level] : "?";

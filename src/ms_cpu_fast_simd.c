@@ -51,7 +51,13 @@ static inline vu ms__vsplatu(uint32_t u) {
     return v;
 }
 static inline vf ms__vsel(vi mask, vf a, vf b) { /* mask ? a : b, bitwise */
+#if W == 16 && defined(__AVX512DQ__)
+    /* the mask's lanes are all-ones or zero (comparisons): one blend on a k-register, where GCC
+     * emitted two masked xors for the bitwise form */
+    return (vf)_mm512_mask_blend_ps(_mm512_movepi32_mask((__m512i)mask), (__m512)b, (__m512)a);
+#else
     return (vf)(((vi)a & mask) | ((vi)b & ~mask));
+#endif
 }
 /* Lane i of a comparison mask as bit i (one movemask instruction where the ISA has one). */
 static inline uint32_t ms__vbits(vi mask) {
@@ -68,6 +74,22 @@ static inline uint32_t ms__vbits(vi mask) {
 #endif
 }
 static inline int ms__vany(vi mask) { return ms__vbits(mask) != 0; }
+
+#if W == 16 && defined(__AVX512F__)
+/* AVX-512 (round 6): the lanes set in k packed to the front by vpcompressd and stored as one whole
+ * vector at p, which must have room for 16 entries (the lists' "room for n + 16" / n <= t rules).
+ * The register form and a plain store: the compress-to-memory form is microcoded on Intel cores.
+ * It replaces the loops over the mask's bits that the 16-lane code had (no permute table: 2^16
+ * entries), whose unpredictable trip count cost a branch miss per vector in band_hist. */
+static inline void ms__zpack(int32_t *p, __mmask16 k, __m512i v) {
+    _mm512_storeu_si512((void *)p, _mm512_maskz_compress_epi32(k, v));
+}
+/* t, t + 1, ..., t + 15 */
+static inline __m512i ms__ziota(int32_t t) {
+    return _mm512_add_epi32(_mm512_set1_epi32(t),
+                            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+#endif
 
 /* ms__sanitize: NaN -> -inf (x != x holds for NaN only: one unordered compare, where the bit test
  * took an and, a min and a compare) */
@@ -153,7 +175,10 @@ static inline vf ms__vexp(vf d) {
  * (four: measured 2x on Zen 3 against one; eight, round 4: top-p alone at V=151936 another
  * 375-388 -> 348-358 us/row flat, 313-333 -> 283-288 peaked, though the vectors spill with AVX2;
  * six was no better than four). Each lane still does exactly ms__exp's operations. */
-#define MS__U 8
+#ifndef MS_FAST_U16 /* the depth at 16 lanes (round 6: a build may set it to compare, e.g. 4) */
+#define MS_FAST_U16 8
+#endif
+#define MS__U (W == 16 ? MS_FAST_U16 : 8)
 static inline void ms__vexp4(vf d[MS__U], vf out[MS__U]) {
     vi ok[MS__U];
     vf n[MS__U], r[MS__U], p[MS__U];
@@ -206,7 +231,14 @@ static inline int32_t ms__vcollect(vf v, vf vt, int32_t t, int32_t *ids, int32_t
     vi ge = (vi)(v >= vt);
     if (ms__vany(ge)) {
         if (sparse) ms__vst(y + t, v);
+#if W == 16 && defined(__AVX512F__)
+        /* ids has room: n <= t, t + 16 <= the row's end (ms_fast_kernels.load_max) */
+        const uint32_t bits = ms__vbits(ge);
+        ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
+        n += __builtin_popcount(bits);
+#else
         for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
+#endif
     }
     return n;
 }
@@ -373,13 +405,25 @@ int32_t MS__FN(select_ge)(const float *y, int32_t V, float tau, int32_t *ids) {
         if (!ms__vany(any)) continue;
         for (int j = 0; j < 4 * W; j += W) {
             vi ge = (vi)(ms__vld(y + t + j) >= vt);
+#if W == 16 && defined(__AVX512F__)
+            const uint32_t bits = ms__vbits(ge); /* n <= t + j: the store stays below V */
+            ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t + j));
+            n += __builtin_popcount(bits);
+#else
             for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + j + __builtin_ctz(bits);
+#endif
         }
     }
     for (; t + W <= V; t += W) {
         vi ge = (vi)(ms__vld(y + t) >= vt);
         if (!ms__vany(ge)) continue;
+#if W == 16 && defined(__AVX512F__)
+        const uint32_t bits = ms__vbits(ge);
+        ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
+        n += __builtin_popcount(bits);
+#else
         for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
+#endif
     }
     for (; t < V; t++)
         if (y[t] >= tau) ids[n++] = t;
@@ -485,6 +529,13 @@ static inline int32_t ms__vcompress_band(int32_t t, uint32_t bits, vi bk, vu qh,
     _mm256_storeu_si256((__m256i *)oqh, _mm256_permutevar8x32_epi32((__m256i)qh, idx));
     _mm256_storeu_si256((__m256i *)oql, _mm256_permutevar8x32_epi32((__m256i)ql, idx));
     return __builtin_popcount(bits);
+#elif W == 16 && defined(__AVX512F__)
+    const __mmask16 k = (__mmask16)bits;
+    ms__zpack(ids, k, ms__ziota(t));
+    ms__zpack((int32_t *)obk, k, (__m512i)bk);
+    ms__zpack((int32_t *)oqh, k, (__m512i)qh);
+    ms__zpack((int32_t *)oql, k, (__m512i)ql);
+    return __builtin_popcount(bits);
 #else
     int32_t n = 0;
     for (; bits; bits &= bits - 1) {
@@ -506,6 +557,10 @@ static inline int32_t ms__vcompress_ids(int32_t t, uint32_t bits, vi bk, int32_t
     _mm256_storeu_si256((__m256i *)ids, _mm256_permutevar8x32_epi32(id, idx));
     _mm256_storeu_si256((__m256i *)obk, _mm256_permutevar8x32_epi32((__m256i)bk, idx));
     return __builtin_popcount(bits);
+#elif W == 16 && defined(__AVX512F__)
+    ms__zpack(ids, (__mmask16)bits, ms__ziota(t));
+    ms__zpack((int32_t *)obk, (__mmask16)bits, (__m512i)bk);
+    return __builtin_popcount(bits);
 #else
     int32_t n = 0;
     for (; bits; bits &= bits - 1) {
@@ -522,7 +577,11 @@ static inline int32_t ms__vcompress_ids(int32_t t, uint32_t bits, vi bk, int32_t
 static inline vi ms__vbucket(vf y, vf vm, vf vscale) {
     vf d = (vm - y) * vscale;
     vf top = ms__vsplat((float)(MS_FAST_NB - 1));
+#if W == 16 && defined(__AVX512F__)
+    d = (vf)_mm512_min_ps((__m512)d, (__m512)top); /* minps(a, b) is exactly a < b ? a : b */
+#else
     d = ms__vsel((vi)(d < top), d, top);
+#endif
     return __builtin_convertvector(d, vi);
 }
 
@@ -552,13 +611,36 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
              * one by one below (round 4) */
             for (; t + W <= end; t += W) {
                 vi bk = ms__vbucket(ms__vld(y + t), vmx, vsc);
-                n += ms__vcompress_ids(t, ms__vbits((vi)(bk <= vhi)), bk, list + n, list_bk + n);
+#if W == 16 && defined(__AVX512F__)
+                const uint32_t in = _mm512_cmple_epi32_mask((__m512i)bk, (__m512i)vhi);
+#else
+                const uint32_t in = ms__vbits((vi)(bk <= vhi));
+#endif
+                n += ms__vcompress_ids(t, in, bk, list + n, list_bk + n);
             }
             for (int32_t i = n0; i < n; i++) {
                 hist[list_bk[i]] += ms__mass(w[list[i]]);
                 hcnt[list_bk[i]]++;
             }
         } else {
+#if W == 16 && defined(__AVX512F__)
+            /* the same sums with the masks in k-registers (GCC built the vector masks with a blend,
+             * a zeroing move and a third compare): masked adds, and the band's mask straight into
+             * the compress */
+            const __m512i one = _mm512_set1_epi32(1);
+            for (; t + W <= end; t += W) {
+                const vi bk = ms__vbucket(ms__vld(y + t), vmx, vsc);
+                const __mmask16 above = _mm512_cmplt_epi32_mask((__m512i)bk, (__m512i)vlo);
+                const __mmask16 in = _mm512_mask_cmple_epi32_mask((__mmask16)~above, (__m512i)bk, (__m512i)vhi);
+                vu qh, ql;
+                ms__vmass(ms__vld(w + t), &qh, &ql);
+                sh = (vu)_mm512_mask_add_epi32((__m512i)sh, above, (__m512i)sh, (__m512i)qh);
+                sl = (vu)_mm512_mask_add_epi32((__m512i)sl, above, (__m512i)sl, (__m512i)ql);
+                cnt = (vi)_mm512_mask_add_epi32((__m512i)cnt, above, (__m512i)cnt, one);
+                n += ms__vcompress_band(t, (uint32_t)in, bk, qh, ql, list + n, list_bk + n, wqh + (n - n0),
+                                        wql + (n - n0));
+            }
+#endif
             for (; t + W <= end; t += W) {
                 vf yy = ms__vld(y + t);
                 vi bk = ms__vbucket(yy, vmx, vsc);
@@ -609,7 +691,13 @@ int32_t MS__FN(bucket_ids)(const float *y, int32_t V, float m, float scale, int3
     for (; t + W <= V; t += W) {
         vi eq = (vi)(ms__vbucket(ms__vld(y + t), vmx, vsc) == vw);
         if (!ms__vany(eq)) continue;
+#if W == 16 && defined(__AVX512F__)
+        const uint32_t bits = ms__vbits(eq); /* ids: room for V (n <= t) */
+        ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
+        n += __builtin_popcount(bits);
+#else
         for (uint32_t bits = ms__vbits(eq); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
+#endif
     }
     for (; t < V; t++) {
         float d = (m - y[t]) * scale;
@@ -632,6 +720,13 @@ int32_t MS__FN(band_pick)(const int32_t *list, const uint32_t *bk, int32_t n, ui
         _mm256_storeu_si256((__m256i *)(ids + c),
                             _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(list + i)), idx));
         c += __builtin_popcount(bits);
+    }
+#elif W == 16 && defined(__AVX512F__)
+    const __m512i vw = _mm512_set1_epi32((int)which);
+    for (; i + 16 <= n; i += 16) {
+        const __mmask16 k = _mm512_cmpeq_epi32_mask(_mm512_loadu_si512((const void *)(bk + i)), vw);
+        ms__zpack(ids + c, k, _mm512_loadu_si512((const void *)(list + i)));
+        c += __builtin_popcount((uint32_t)k);
     }
 #endif
     for (; i < n; i++) {

@@ -647,3 +647,126 @@ static void split_rows_run(int stalls) {
     for (int j = 0; j < 4; j++) ms_resource_free(res[j]);
     free(logits);
 }
+
+/* ---- each level's kernels against the generic ones, at the edges of their vectors (round 6) ----
+ * The avx512 level packs its lists with vpcompressd and stores whole 16-entry vectors past the
+ * count: lists that end exactly at a vector's end, full and empty masks, blocks of MS_FAST_BLOCK,
+ * and the room each kernel may write into (a guard past it must stay untouched). Masses near 2^40
+ * and near 0 check band_hist's fixed-point sums. */
+#define KG 64 /* guard entries past each output's room */
+#define KSENT 0x5a5a5a5au
+static int guard_ok(const uint32_t *p, int64_t room) {
+    for (int i = 0; i < KG; i++)
+        if (p[room + i] != KSENT) return 0;
+    return 1;
+}
+static uint32_t *guarded(int64_t room) {
+    uint32_t *p = (uint32_t *)malloc((size_t)(room + KG) * 4);
+    for (int64_t i = 0; i < room + KG; i++) p[i] = KSENT;
+    return p;
+}
+
+static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *G, int32_t V, ms_trng *r, int variant) {
+    const char *L = K->name;
+    float *y = (float *)malloc((size_t)V * 4), *w = (float *)malloc((size_t)V * 4);
+    float *yk = (float *)malloc((size_t)V * 4), *yg = (float *)malloc((size_t)V * 4);
+    const float m = 1.5f;
+    for (int32_t t = 0; t < V; t++) {
+        /* y over [m - 40, m]: every bucket; ties and the max itself in places */
+        float v = variant == 1 ? m : m - (float)(40.0 * ms_trng_unit(r));
+        if (variant == 2 && t % 3 == 0) v = m - 2.0f;
+        y[t] = v;
+        w[t] = ms__exp(v - m);
+        switch (ms_trng_below(r, 12)) { /* masses at the edges of the fixed point */
+        case 0: w[t] = 1.0f; break;                                  /* 2^40 */
+        case 1: w[t] = ms__u2f(0x3f7fffffu); break;                  /* 2^40 - 2^16 */
+        case 2: w[t] = 0x1p-40f; break;                              /* 1 */
+        case 3: w[t] = ms__u2f(ms__f2u(0x1p-40f) - 1); break;        /* 0 */
+        case 4: w[t] = 0.0f; break;
+        default: break;
+        }
+    }
+    /* select_ge: full, empty, middle and exact-value thresholds; ids has room for V */
+    const float taus[5] = {ms__neg_inf(), ms__pos_inf(), m - 20.0f, y[V / 2], m};
+    for (int i = 0; i < 5; i++) {
+        uint32_t *a = guarded(V), *b = guarded(V);
+        const int32_t na = K->select_ge(y, V, taus[i], (int32_t *)a), nb = G->select_ge(y, V, taus[i], (int32_t *)b);
+        CHECK_MSG(na == nb && memcmp(a, b, (size_t)na * 4) == 0, "%s select_ge V=%d tau %g: %d vs %d ids", L, (int)V,
+                  (double)taus[i], (int)na, (int)nb);
+        CHECK_MSG(guard_ok(a, V), "%s select_ge V=%d wrote past V", L, (int)V);
+        free(a); free(b);
+    }
+    /* load_max with a list (dense and sparse copies), and a seen bitset on the first block */
+    uint64_t seen[1] = {0x8000000000000101ull};
+    for (int sparse = 0; sparse < 2; sparse++)
+        for (int i = 0; i < 5; i++) {
+            if (sparse && ms__is_neg_inf(taus[i])) continue; /* sparse needs tau above -inf */
+            uint32_t *a = guarded(V), *b = guarded(V);
+            int32_t na = -1, nb = -2;
+            const uint64_t *sn = V >= 64 && i == 2 ? seen : NULL;
+            const float ma = K->load_max(y, MS_DTYPE_F32, V, sn, 1.25f, yk, taus[i], (int32_t *)a, &na, sparse);
+            const float mb = G->load_max(y, MS_DTYPE_F32, V, sn, 1.25f, yg, taus[i], (int32_t *)b, &nb, sparse);
+            int same = ma == mb && na == nb && memcmp(a, b, (size_t)(na > 0 ? na : 0) * 4) == 0;
+            for (int32_t j = 0; same && j < na; j++) same = yk[((int32_t *)a)[j]] == yg[((int32_t *)a)[j]];
+            CHECK_MSG(same, "%s load_max V=%d sparse %d tau %g: max %g vs %g, %d vs %d ids", L, (int)V, sparse,
+                      (double)taus[i], (double)ma, (double)mb, (int)na, (int)nb);
+            CHECK_MSG(guard_ok(a, V), "%s load_max V=%d wrote past V", L, (int)V);
+            free(a); free(b);
+        }
+    /* bucket_ids (room V) and band_hist (lists: room V + 16) over several bands */
+    const float scale = (float)MS_FAST_NB / 32.0f;
+    const int32_t bands[5][2] = {{0, MS_FAST_NB - 1}, {0, 40}, {5, 60}, {MS_FAST_NB - 1, MS_FAST_NB - 1}, {32, 32}};
+    for (int i = 0; i < 5; i++) {
+        const int32_t blo = bands[i][0], bhi = bands[i][1];
+        uint32_t *a = guarded(V), *b = guarded(V);
+        const int32_t na = K->bucket_ids(y, V, m, scale, bhi, (int32_t *)a), nb = G->bucket_ids(y, V, m, scale, bhi, (int32_t *)b);
+        CHECK_MSG(na == nb && memcmp(a, b, (size_t)na * 4) == 0, "%s bucket_ids V=%d b %d: %d vs %d", L, (int)V,
+                  (int)bhi, (int)na, (int)nb);
+        CHECK_MSG(guard_ok(a, V), "%s bucket_ids V=%d wrote past V", L, (int)V);
+        free(a); free(b);
+        uint64_t ha[MS_FAST_NB], hb[MS_FAST_NB], ta = 1, tb = 2;
+        uint32_t ca[MS_FAST_NB], cb[MS_FAST_NB];
+        int64_t nta = -1, ntb = -2;
+        int32_t nla = -1, nlb = -2;
+        uint32_t *la = guarded(V + 16), *lb = guarded(V + 16), *ka = guarded(V + 16), *kb = guarded(V + 16);
+        uint32_t *work = (uint32_t *)malloc(MS_FAST_BAND_WORK * 4);
+        K->band_hist(y, w, V, m, scale, blo, bhi, ha, ca, &ta, &nta, (int32_t *)la, ka, &nla, work);
+        G->band_hist(y, w, V, m, scale, blo, bhi, hb, cb, &tb, &ntb, (int32_t *)lb, kb, &nlb, work);
+        int same = ta == tb && nta == ntb && nla == nlb && memcmp(la, lb, (size_t)nla * 4) == 0 &&
+                   memcmp(ka, kb, (size_t)nla * 4) == 0;
+        for (int32_t bb = blo; same && bb <= bhi; bb++) same = ha[bb] == hb[bb] && ca[bb] == cb[bb];
+        CHECK_MSG(same, "%s band_hist V=%d band [%d, %d]: top %llu vs %llu, count %lld vs %lld, list %d vs %d", L,
+                  (int)V, (int)blo, (int)bhi, (unsigned long long)ta, (unsigned long long)tb, (long long)nta,
+                  (long long)ntb, (int)nla, (int)nlb);
+        CHECK_MSG(guard_ok(la, V + 16) && guard_ok(ka, V + 16), "%s band_hist V=%d wrote past V + 16", L, (int)V);
+        /* band_pick over that list (room n + 16): every bucket, one that matches all, none */
+        const uint32_t whichs[3] = {(uint32_t)bhi, nla > 0 ? ka[0] : 0u, (uint32_t)MS_FAST_NB};
+        for (int j = 0; j < 3; j++) {
+            uint32_t *pa = guarded(nla + 16), *pb = guarded(nla + 16);
+            const int32_t npa = K->band_pick((int32_t *)la, ka, nla, whichs[j], (int32_t *)pa);
+            const int32_t npb = G->band_pick((int32_t *)la, ka, nla, whichs[j], (int32_t *)pb);
+            CHECK_MSG(npa == npb && memcmp(pa, pb, (size_t)npa * 4) == 0, "%s band_pick n=%d which %u: %d vs %d", L,
+                      (int)nla, whichs[j], (int)npa, (int)npb);
+            CHECK_MSG(guard_ok(pa, nla + 16), "%s band_pick n=%d wrote past n + 16", L, (int)nla);
+            free(pa); free(pb);
+        }
+        free(la); free(lb); free(ka); free(kb); free(work);
+    }
+    free(y); free(w); free(yk); free(yg);
+}
+
+TEST(cpu_fast_kernel_edges) {
+    const ms_fast_kernels *G = ms__cpu_fast_kernels(MS_FAST_GENERIC);
+    REQUIRE(G != NULL);
+    static const int32_t sizes[] = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1023, 1024, 1040, 2048, 2063, 5000};
+    ms_trng r = {71};
+    int levels = 0;
+    for (int l = MS_FAST_W16; l < MS_FAST_N_LEVELS; l++) {
+        const ms_fast_kernels *K = ms__cpu_fast_kernels(l);
+        if (!K) continue;
+        levels++;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (int variant = 0; variant < 3; variant++) kernel_edges_level(K, G, sizes[i], &r, variant);
+    }
+    CHECK(levels >= 1); /* w16 at least */
+}
