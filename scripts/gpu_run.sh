@@ -149,6 +149,61 @@ if [ "$what" = prof4 ]; then
   log "done"
   exit 0
 fi
+# r5 (round 5): the tests, the full setting's table (V=151936, B 1/16/64, both shapes), the same from a
+# variant built beside (R5VAR, default -DMS_CU_NO_PDL) for the A/B, then prof5's ncu kernel times and
+# K4's source counters (P5_K)
+if [ "$what" = r5 ]; then
+  (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF \
+     -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R5VAR:--DMS_CU_NO_PDL}" >/tmp/buildN.log 2>&1 &&
+   cmake --build build-gpuN -j8 --target ms_bench_cuda >>/tmp/buildN.log 2>&1) &
+  r4_tests
+  wait
+  for v in "" N ""; do
+    log "bench full, V=151936 ${v:+variant $v (${R5VAR:--DMS_CU_NO_PDL})}" | tee -a "$OUT/bench.txt"
+    [ -x build-gpu$v/ms_bench_cuda ] && timeout 40 build-gpu$v/ms_bench_cuda --setting full --vocab 151936 --batch ${R5_B:-1,16,64} --reps 3 \
+      ${v:+--no-baseline} 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+  done
+  SKIP_BUILD=1 NONSYS=1 BUDGET_S=$(left) "$0" prof5
+  exit 0
+fi
+# prof5 (round 5, the full setting's fixed costs): ncu kernel times (full, flat, B 1 / 64), ncu --set full
+# with source of K4 and K2 at B=1 (per-line table of K4 as CSV), an nsys node-level timeline of graph steps
+# at B=1 (the gaps between the memset and the four launches)
+if [ "$what" = prof5 ]; then
+  for b in ${P5_B:-1 64}; do
+    [ -n "${P5_NOTIME:-}" ] && break
+    log "ncu full B=$b" | tee -a "$OUT/ncu.txt"
+    timeout 60 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 --metrics gpu__time_duration.sum \
+      build-gpu/ms_bench_cuda --batch $b --vocab 151936 --shape ${P5_SHAPE:-flat} --setting full --no-baseline --reps 3 >/tmp/ncu.log 2>&1
+    grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+  done
+  if [ -z "${NONSYS:-}" ] && command -v nsys >/dev/null; then
+    log "nsys B=1 full flat" | tee -a "$OUT/ncu.txt"
+    timeout 90 nsys profile -t cuda --cuda-graph-trace=node -o /tmp/tl -f true build-gpu/ms_bench_cuda --batch 1 --vocab 151936 \
+      --shape flat --setting full --no-baseline --reps 3 >/tmp/nsys.log 2>&1
+    timeout 60 nsys stats -r cuda_gpu_trace -f csv -o /tmp/tr /tmp/tl.nsys-rep >/dev/null 2>&1
+    python3 scripts/gpu_gaps.py /tmp/tr_cuda_gpu_trace.csv 2>&1 | tee -a "$OUT/ncu.txt"
+  else echo "no nsys" | tee -a "$OUT/ncu.txt"; fi
+  [ -n "${NOSEC:-}" ] && { log done; exit 0; }
+  for k in ${P5_K:-ms_cu_k4 ms_cu_k2}; do
+    log "ncu --set full $k B=1" | tee -a "$OUT/ncu.txt"
+    timeout $(( $(left) > 60 ? 90 : 20 )) ncu --clock-control none -k $k --launch-skip 60 --launch-count 1 --set full --import-source yes \
+      -o /tmp/rep_$k -f build-gpu/ms_bench_cuda --batch 1 --vocab 151936 --shape flat --setting full --no-baseline --reps 3 >/tmp/ncu_$k.log 2>&1
+    tail -2 /tmp/ncu_$k.log
+    ncu -i /tmp/rep_$k.ncu-rep --page details --print-details all 2>&1 | grep -iE "Duration|Registers Per|Achieved Occ|Warp Cycles Per Issued|Executed Ipc|Stall|stall" | head -40 | tee -a "$OUT/ncu.txt"
+    ncu -i /tmp/rep_$k.ncu-rep --page raw --csv 2>&1 | python3 -c "
+import csv,sys
+r=list(csv.reader(sys.stdin)); h,u,v=r[0],r[1],r[2]
+for i,n in enumerate(h):
+  if 'warp_latency_issue_stalled' in n or 'pcsamp_warps_issue_stalled' in n:
+    print(n, v[i])" 2>&1 | sort -t' ' -k2 -g -r | head -25 | tee -a "$OUT/ncu.txt"
+    ncu -i /tmp/rep_$k.ncu-rep --page source --print-source cuda,sass --csv >"$OUT/src_$k.csv" 2>&1 ||
+      ncu -i /tmp/rep_$k.ncu-rep --page source --print-source sass --csv >"$OUT/src_$k.csv" 2>&1
+    head -c 600 "$OUT/src_$k.csv"; echo
+  done
+  log "done"
+  exit 0
+fi
 # r4c (round 4's last run): the seven tests, our bench and FlashInfer's side by side (gpu_flashinfer.sh), the
 # CPU bench of the device host, compute-sanitizer memcheck + racecheck on the quick set (BAND included);
 # logs trimmed to at most 8 files

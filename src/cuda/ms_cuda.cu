@@ -86,6 +86,7 @@ typedef struct ms_cu_rowstat {
 typedef struct ms_cu_state {
     int device;
     int sm_count;
+    bool pdl;           /* programmatic dependent launch of K2..K4 (sm_90 and newer) */
     cudaStream_t stream;
     ms_cu_slot *d_slots;
     uint64_t *d_seen;   /* capacity * words, or NULL */
@@ -100,6 +101,24 @@ typedef struct ms_cu_state {
 } ms_cu_state;
 
 /* ---- small device helpers ------------------------------------------------------------------ */
+
+/* Programmatic dependent launch (round 5): K2, K3 and K4 are launched with the programmatic stream
+ * serialization attribute, so each one's blocks are scheduled, and run their prologue (slot, settings,
+ * window filter: all written before K1 started), while the previous kernel still runs. ms_cu_pdl_wait
+ * (griddepcontrol.wait) then waits until the previous grid has completed and its memory is visible,
+ * and every read of what K1..K3 wrote comes after it. A kernel launched without the attribute (eager
+ * calls on older devices, -DMS_CU_NO_PDL) passes the wait at once. ms_cu_pdl_go lets the next kernel's
+ * blocks be scheduled early; it orders nothing (the wait is for the whole grid). */
+__device__ __forceinline__ void ms_cu_pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void ms_cu_pdl_go() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 
 __device__ __forceinline__ uint32_t ms_cu_key(float y) {
     uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
@@ -595,6 +614,7 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
+    ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
@@ -825,6 +845,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     __shared__ int32_t found[4];
     __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
     __shared__ uint32_t sn, sbase;
+    ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
@@ -832,6 +853,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     if (c.greedy) return;
+    ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return;
     const ms_cu_filt f = ms_cu_filters(c);
@@ -1015,9 +1037,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long sh[33];
+    ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
+    ms_cu_pdl_wait(); /* K2's mode */
     ms_cu_rowstat *st = &a.stats[r];
     const uint32_t mode = st->mode;
     if (mode != MS_CU_MODE_FAST && mode != MS_CU_MODE_BAND) return;
@@ -2075,6 +2099,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, S.wfilt);
+    ms_cu_pdl_wait(); /* everything K1..K3 wrote */
     if (c.greedy) {
         if (threadIdx.x == 0) {
             unsigned long long b = st->gbest, fr = st->gfree;
@@ -2303,7 +2328,12 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     ms_cu_dev guard(st->device);
     if (!guard.ok) return ms__fail(res, MS_ECUDA, "cudaSetDevice(%d) failed", st->device);
     e = cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->device);
+    int major = 0;
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, st->device);
     if (e != cudaSuccess) return ms_cu_err(res, e, "device attributes");
+#ifndef MS_CU_NO_PDL /* every kernel launched plainly, to compare */
+    st->pdl = major >= 9;
+#endif
     const int32_t cap = res->params.capacity, rows = res->params.max_rows;
     const size_t words = (size_t)res->bitset_words;
 #define MS_CU_ALLOC(p, bytes)                                                    \
@@ -2507,9 +2537,29 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     ms_cu_k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-    ms_cu_k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-    ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-    ms_cu_k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
+    if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.gridDim = dim3(blocks);
+        cfg.blockDim = dim3(MS_CU_T123);
+        cfg.stream = st->stream;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+        e = cudaLaunchKernelEx(&cfg, ms_cu_k2, a);
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
+        cfg.gridDim = dim3((unsigned)n);
+        cfg.blockDim = dim3(MS_CU_T4);
+        cfg.dynamicSmemBytes = MS_CU_K4_DYN;
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k4, a);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
+    } else {
+        ms_cu_k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+        ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+        ms_cu_k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
+    }
     e = cudaGetLastError();
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
     return MS_OK;
