@@ -35,6 +35,8 @@ say() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$LOG"; }
 say "host: $(lscpu | grep -E 'Model name' | sed 's/  */ /g'); cores $(nproc); $(date -u)"
 say "avx512 flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep avx512 | tr '\n' ' ')"
 uptime | tee -a "$LOG"
+lscpu | grep -E 'Thread|Core|Socket|NUMA node\(s\)|L2|L3' | sed 's/  */ /g' | tee -a "$LOG"
+lscpu -e=CPU,CORE,SOCKET 2>/dev/null | head -5 | tee -a "$LOG"
 
 cj=()
 if [ -f .devcarry/cjson/include/cjson/cJSON.h ]; then
@@ -46,10 +48,11 @@ build() { # build <dir> <src root> <tests ON|OFF> [extra cmake args]
   local dir=$1 src=$2 tests=$3
   shift 3
   timeout 60 cmake -S "$src" -B "$dir" -DMSAMPLER_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_TESTS="$tests" \
-    "${cj[@]}" "$@" >"$dir.log" 2>&1 && timeout 90 cmake --build "$dir" -j"${JOBS:-16}" >>"$dir.log" 2>&1
+    "${cj[@]}" "$@" >"/tmp/$(basename "$dir").log" 2>&1 &&
+    timeout 90 cmake --build "$dir" -j"${JOBS:-16}" >>"/tmp/$(basename "$dir").log" 2>&1
   local rc=$?
   say "build $dir: exit $rc"
-  [ $rc -eq 0 ] || tail -20 "$dir.log" | tee -a "$LOG"
+  [ $rc -eq 0 ] || tail -20 "/tmp/$(basename "$dir").log" | tee -a "$LOG"
   return $rc
 }
 
@@ -65,7 +68,11 @@ for v in $VARIANTS; do
     else
       say "no .devcarry/cpu6/base: variant base skipped"
     fi ;;
-  u4) build build-c6u4 . OFF -DCMAKE_C_FLAGS=-DMS_FAST_U16=4 && BIN[u4]=build-c6u4/programs/msample ;;
+  *) # any other name: the working tree built with the C flags in FLAGS_<name> (u4: -DMS_FAST_U16=4)
+    fl=FLAGS_$v
+    f=${!fl:-}
+    [ "$v" = u4 ] && f=${f:--DMS_FAST_U16=4}
+    build build-c6$v . OFF "-DCMAKE_C_FLAGS=$f" && BIN[$v]=build-c6$v/programs/msample ;;
   esac
 done
 
@@ -73,7 +80,17 @@ if [ "${TESTS:-1}" = 1 ] && [ -d build-c6 ]; then
   say "ctest -E 'python|cli|oracle' -j8"
   (cd build-c6 && timeout 60 ctest -E 'python|cli|oracle' -j8 --output-on-failure >"$OUT/cpu6_ctest.log" 2>&1)
   say "ctest exit $?: $(grep -E 'tests passed|tests failed' "$OUT/cpu6_ctest.log")"
-  grep -E 'cpu_fast_levels_offered' -A3 "$OUT/cpu6_ctest.log" | head -4 | tee -a "$LOG"
+  build-c6/tests/cpu/ms_tests_cpu cpu_fast_levels_offered 2>&1 | grep '^#' | tee -a "$LOG"
+fi
+
+# per-kernel times from cache (the throwaway harness .devcarry/cpu6/kbench.c, when carried), per variant
+if [ "${KBENCH:-0}" = 1 ] && [ -f .devcarry/cpu6/kbench.c ]; then
+  for v in $VARIANTS; do
+    [ -n "${BIN[$v]:-}" ] && [ "$v" != base ] || continue # (base's header may lack the harness's accessor)
+    lib=$(dirname "$(dirname "${BIN[$v]}")")/libmsampler.a
+    gcc -O2 -std=c11 -Isrc -Iinclude .devcarry/cpu6/kbench.c "$lib" -lm -lpthread -o /tmp/kbench_$v &&
+      { say "kbench $v (taskset -c $C1)"; timeout 30 taskset -c "$C1" /tmp/kbench_$v 151936 60 | tee -a "$LOG"; }
+  done
 fi
 
 bench() { # bench <variant> <level> <cpus> <threads> [extra args]
