@@ -12,8 +12,10 @@
 #   new    the working tree as it is
 #   base   the working tree with the files under .devcarry/cpu6/base/ laid over it (e.g. the committed
 #          src/ms_cpu_fast_simd.c before a change: the "before" of an A/B in the same call)
-#   u4     the working tree with -DMS_FAST_U16=4 (the exp pass's interleave at 16 lanes)
-# Environment: JOBS (build, default 16), VARIANTS (default "new"), VOCABS (default 151936), REPS (default 15), ROUNDS (how many
+#   other  the working tree built with the C flags in $FLAGS_<name> (u4: -DMS_FAST_U16=4 by default)
+# Environment: JOBS (build, default 16), TARGETS (new's build targets, default all), CTEST_R (ctest -R
+# pattern instead of the default -E 'python|cli|oracle'), VARIANTS (default "new"), VOCABS (default
+# 151936; VOCABS2 for the two-thread runs, default VOCABS), REPS (default 15), ROUNDS (how many
 # times the single-thread runs alternate, default 2), TESTS=0 to skip ctest, BASELINE=1 for the
 # reference's column in one extra run. Files under $OUT: cpu6.log (everything) and cpu6_bench.jsonl.
 set -u
@@ -44,12 +46,13 @@ if [ -f .devcarry/cjson/include/cjson/cJSON.h ]; then
   export LD_LIBRARY_PATH=$PWD/.devcarry/cjson/lib
 fi
 
-build() { # build <dir> <src root> <tests ON|OFF> [extra cmake args]
-  local dir=$1 src=$2 tests=$3
+build() { # build <dir> <src root> <tests ON|OFF> [extra cmake args | --target T...]
+  local dir=$1 src=$2 tests=$3 tg=()
   shift 3
+  [ "${1:-}" = --target ] && tg=("$@") && set --
   timeout 60 cmake -S "$src" -B "$dir" -DMSAMPLER_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_TESTS="$tests" \
     "${cj[@]}" "$@" >"/tmp/$(basename "$dir").log" 2>&1 &&
-    timeout 90 cmake --build "$dir" -j"${JOBS:-16}" >>"/tmp/$(basename "$dir").log" 2>&1
+    timeout 90 cmake --build "$dir" -j"${JOBS:-16}" "${tg[@]}" >>"/tmp/$(basename "$dir").log" 2>&1
   local rc=$?
   say "build $dir: exit $rc"
   [ $rc -eq 0 ] || tail -20 "/tmp/$(basename "$dir").log" | tee -a "$LOG"
@@ -59,7 +62,7 @@ build() { # build <dir> <src root> <tests ON|OFF> [extra cmake args]
 declare -A BIN
 for v in $VARIANTS; do
   case $v in
-  new) build build-c6 . ON && BIN[new]=build-c6/programs/msample ;;
+  new) build build-c6 . ON ${TARGETS:+--target $TARGETS} && BIN[new]=build-c6/programs/msample ;;
   base)
     if [ -d .devcarry/cpu6/base ]; then
       rm -rf /tmp/c6base && mkdir -p /tmp/c6base &&
@@ -77,8 +80,10 @@ for v in $VARIANTS; do
 done
 
 if [ "${TESTS:-1}" = 1 ] && [ -d build-c6 ]; then
-  say "ctest -E 'python|cli|oracle' -j8"
-  (cd build-c6 && timeout 60 ctest -E 'python|cli|oracle' -j8 --output-on-failure >"$OUT/cpu6_ctest.log" 2>&1)
+  sel=(-E 'python|cli|oracle')
+  [ -n "${CTEST_R:-}" ] && sel=(-R "$CTEST_R")
+  say "ctest ${sel[*]} -j8"
+  (cd build-c6 && timeout 60 ctest "${sel[@]}" -j8 --output-on-failure >"$OUT/cpu6_ctest.log" 2>&1)
   say "ctest exit $?: $(grep -E 'tests passed|tests failed' "$OUT/cpu6_ctest.log")"
   build-c6/tests/cpu/ms_tests_cpu cpu_fast_levels_offered 2>&1 | grep '^#' | tee -a "$LOG"
 fi
@@ -112,6 +117,7 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 # two threads on two pinned cores (the issue's 2-core shape)
+B=(--vocab "${VOCABS2:-$VOCABS}" --reps "$REPS" --no-baseline)
 for v in $VARIANTS; do
   [ -n "${BIN[$v]:-}" ] || continue
   [ "$v" = new ] && bench new avx2 "$C2" 2 "${B[@]}"
