@@ -185,21 +185,16 @@ if [ "$what" = prof5 ]; then
     python3 scripts/gpu_gaps.py /tmp/tr_cuda_gpu_trace.csv 2>&1 | tee -a "$OUT/ncu.txt"
   else echo "no nsys" | tee -a "$OUT/ncu.txt"; fi
   [ -n "${NOSEC:-}" ] && { log done; exit 0; }
-  for k in ${P5_K:-ms_cu_k4 ms_cu_k2}; do
-    log "ncu --set full $k B=1" | tee -a "$OUT/ncu.txt"
+  for kb in ${P5_K:-ms_cu_k4:1 ms_cu_k2:64}; do # kernel:batch
+    k=${kb%%:*}; P5_SB=${kb##*:}
+    log "ncu --set full $k B=${P5_SB:-1}" | tee -a "$OUT/ncu.txt"
     timeout $(( $(left) > 60 ? 90 : 20 )) ncu --clock-control none -k $k --launch-skip 60 --launch-count 1 --set full --import-source yes \
-      -o /tmp/rep_$k -f build-gpu/ms_bench_cuda --batch 1 --vocab 151936 --shape flat --setting full --no-baseline --reps 3 >/tmp/ncu_$k.log 2>&1
+      -o /tmp/rep_$k -f build-gpu/ms_bench_cuda --batch ${P5_SB:-1} --vocab 151936 --shape flat --setting full --no-baseline --reps 3 >/tmp/ncu_$k.log 2>&1
     tail -2 /tmp/ncu_$k.log
     ncu -i /tmp/rep_$k.ncu-rep --page details --print-details all 2>&1 | grep -iE "Duration|Registers Per|Achieved Occ|Warp Cycles Per Issued|Executed Ipc|Stall|stall" | head -40 | tee -a "$OUT/ncu.txt"
-    ncu -i /tmp/rep_$k.ncu-rep --page raw --csv 2>&1 | python3 -c "
-import csv,sys
-r=list(csv.reader(sys.stdin)); h,u,v=r[0],r[1],r[2]
-for i,n in enumerate(h):
-  if 'warp_latency_issue_stalled' in n or 'pcsamp_warps_issue_stalled' in n:
-    print(n, v[i])" 2>&1 | sort -t' ' -k2 -g -r | head -25 | tee -a "$OUT/ncu.txt"
-    ncu -i /tmp/rep_$k.ncu-rep --page source --print-source cuda,sass --csv >"$OUT/src_$k.csv" 2>&1 ||
-      ncu -i /tmp/rep_$k.ncu-rep --page source --print-source sass --csv >"$OUT/src_$k.csv" 2>&1
-    head -c 600 "$OUT/src_$k.csv"; echo
+    ncu -i /tmp/rep_$k.ncu-rep --page source --print-source cuda,sass --csv >/tmp/src_$k.csv 2>&1
+    python3 scripts/gpu_ncu_lines.py /tmp/src_$k.csv 35 2>&1 | tee -a "$OUT/ncu.txt"
+    gzip -c /tmp/src_$k.csv >"$OUT/src_$k.csv.gz"
   done
   log "done"
   exit 0

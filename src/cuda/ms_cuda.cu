@@ -410,6 +410,25 @@ __device__ __forceinline__ int32_t ms_cu_lite_k(const ms_cu_row &c, const ms_cu_
     return (c.minp_on && kk > 0 && kk <= MS_CU_STAGE_SH) ? kk : 0;
 }
 
+/* Round 5: the lite rows' candidate histogram. K2 counts each candidate it lists (a chunk's top-k' of
+ * S0) in one of 256 bins by its distance below the row max, d = m - y, in the row's hcnt space (unused
+ * by lite rows otherwise; K1 clears its first 256 words). K4 finds the bin b* holding the k'-th
+ * candidate and loads only those in bins <= b*: about k' instead of every chunk's list (at B=1 each
+ * 1024-token chunk has fewer than k' survivors, so K2 lists all ~1600 of a flat row). Exact: the bin is
+ * a non-increasing function of y (a correctly rounded subtraction, a product with a positive scale, a
+ * clamp, a truncation: each monotone), computed by the same code from the same m in K2 and K4, so bins
+ * <= b* are an upper set of the candidates in y holding at least k' of them (ties share a bin): a
+ * superset of their top k', to which K4 trims as before. The scale spreads min-p's range (d up to
+ * 0.01 - ln min_p) over the bins; +inf rows (m = +inf) do not use it. */
+#define MS_CU_LBINS 256
+__device__ __forceinline__ float ms_cu_lbin_scale(const ms_cu_row &c) {
+    return (float)(MS_CU_LBINS - 1) / (0.01f - logf(c.sl.min_p));
+}
+__device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, uint32_t key) {
+    const float v = (c.m - ms_cu_unkey(key)) * scale;
+    return v < (float)(MS_CU_LBINS - 1) ? (uint32_t)v : (uint32_t)(MS_CU_LBINS - 1); /* v >= 0: y <= m */
+}
+
 
 /* The key v of the kk-th largest of a set (ties counted: fewer than kk keys above v, at least kk at or
  * above it), by an 8-bit radix descent over block-wide shared histograms. The set has more than kk
@@ -653,6 +672,11 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
                 a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
                 a.hmass[(size_t)r * MS_CU_HB + i] = 0;
             }
+#ifndef MS_CU_NO_LBIN
+        else if (ms_cu_lite_k(c, f) > 0) /* the candidate histogram (ms_cu_lbin) */
+            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_LBINS; i += a.G * blockDim.x)
+                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+#endif
     }
     v0 = ms_cu_warp_max_u64(v0);
     v1 = ms_cu_warp_max_u64(v1);
@@ -812,10 +836,21 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         __syncthreads();
         if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
         __syncthreads();
+#ifndef MS_CU_NO_LBIN
+        const bool lb = !c.inf_row;
+#else
+        const bool lb = false;
+#endif
+        const float lscale = ms_cu_lbin_scale(c);
+        uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
 #pragma unroll
         for (int j = 0; j < MS_CU_LITE_PER; j++) {
             const uint32_t i = threadIdx.x + j * MS_CU_T123;
-            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = sbuf[i];
+            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) {
+                const unsigned long long v = sbuf[i];
+                cand[sbase + pos[j]] = v;
+                if (lb) atomicAdd(&gh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
+            }
         }
         return;
     }
@@ -831,6 +866,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         if (!e.s0 || e.key < kth) return;
         uint32_t i = atomicAdd(&st->cand_n, 1u);
         if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+#ifndef MS_CU_NO_LBIN
+        if (!c.inf_row) atomicAdd(&a.hcnt[(size_t)r * MS_CU_HB + ms_cu_lbin(c, ms_cu_lbin_scale(c), e.key)], 1u);
+#endif
     });
 }
 
@@ -2077,6 +2115,10 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
 /* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
  * was taken (ms__cuda_mode_rows). One atomic per such row. */
 __device__ unsigned long long ms_cu_mode_rows[8];
+/* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
+ * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6] (common paths,
+ * so not counted otherwise). */
+__device__ int ms_cu_count_all;
 
 /* 128 registers (512 threads a block): with round 4's BAND code ptxas (CUDA 13) chose 64 registers
  * for K4 by itself and spilled 1.2 KB; __maxnreg__ (CUDA 12.4+) replaces __launch_bounds__, with which
@@ -2139,10 +2181,36 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             const int32_t n_all = (int32_t)min(st->cand_n, (uint32_t)MS_CU_CAND);
             const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
             const uint32_t bound = mode == MS_CU_MODE_S0 ? st->bound : 0;
+            /* lite rows: only the candidates in the bins up to the k'-th's (ms_cu_lbin) */
+            uint32_t bmax = MS_CU_LBINS - 1;
+            const float lscale = ms_cu_lbin_scale(c);
+#ifndef MS_CU_NO_LBIN
+            if (ms_cu_lite_k(c, f) > 0 && !c.inf_row && n_all > kk) {
+                __shared__ uint32_t lsum[MS_CU_LBINS / 32], lb_sh;
+                static_assert(MS_CU_T4 >= MS_CU_LBINS, "one bin a thread");
+                const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+                const uint32_t h = threadIdx.x < MS_CU_LBINS ? a.hcnt[(size_t)r * MS_CU_HB + threadIdx.x] : 0;
+                uint32_t inc = h;
+                for (int o = 1; o < 32; o <<= 1) {
+                    const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
+                    if (lane >= o) inc += t;
+                }
+                if (threadIdx.x == 0) lb_sh = MS_CU_LBINS - 1;
+                if (lane == 31 && wid < MS_CU_LBINS / 32) lsum[wid] = inc;
+                __syncthreads();
+                if (threadIdx.x < MS_CU_LBINS) {
+                    for (int w = 0; w < wid; w++) inc += lsum[w];
+                    if (inc >= (uint32_t)kk && inc - h < (uint32_t)kk) lb_sh = threadIdx.x; /* exactly one bin */
+                }
+                __syncthreads();
+                bmax = lb_sh;
+            }
+#endif
             for (int32_t i0 = 0; i0 < n_all; i0 += blockDim.x) { /* whole warps: one shared atomic each */
                 const int32_t i = i0 + threadIdx.x;
                 const unsigned long long v = i < n_all ? g[i] : 0;
-                const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound;
+                const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                                (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
                 const unsigned bal = __ballot_sync(0xffffffffu, in);
                 int32_t base = 0;
                 if ((threadIdx.x & 31) == 0 && bal) base = atomicAdd(&n_sh, __popc(bal));
@@ -2153,6 +2221,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
              * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
             n = n_sh;
+            if (threadIdx.x == 0 && ms_cu_count_all && bmax < MS_CU_LBINS - 1) {
+                atomicAdd(&ms_cu_mode_rows[5], 1ull);
+                if (n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
+            }
             if (kk > 0 && n > kk) {
                 __shared__ uint32_t res[2];
                 __shared__ int32_t n2;
@@ -2626,6 +2698,11 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
 
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {
     unsigned long long v[8];
+    const int on = 1;
+    if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess) {
+        cudaGetLastError();
+        return MS_ECUDA;
+    }
     if (cudaMemcpyFromSymbol(v, ms_cu_mode_rows, sizeof v) != cudaSuccess) {
         cudaGetLastError();
         return MS_ECUDA;

@@ -154,6 +154,48 @@ static ms_req_config gen_cfg_lite(ms_trng *g) {
     return c;
 }
 
+/* Rows for the lite rows' candidate histogram (round 5, ms_cu_lbin in ms_cuda.cu): K4 loads only the
+ * candidates in the bins up to the k'-th's. Flat rows at several scales (many candidates a bin, or few);
+ * values on a coarse grid (ties at a chunk's k'-th key and at the k'-th candidate, whole bins tied);
+ * all-equal rows; a row max in the last chunk (the last tokens high) or in the first; +inf and NaN
+ * tokens (+inf rows do not use the bins); a narrow row (every token in the first bins). */
+static void gen_row_bins(ms_trng *g, float *x, int32_t width, int32_t V) {
+    int shape = (int)ms_trng_below(g, 8);
+    const double scale = shape == 0 ? 0.05 : shape == 1 ? 3.0 : 1.0;
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g) * scale;
+        if (shape == 2) v = floor(v * 4.0) / 4.0;                 /* a coarse grid: many exact ties */
+        if (shape == 3) v = 0.5;                                  /* all equal */
+        if (shape == 7) v = floor(v * 64.0) / 64.0;               /* a fine grid: ties near bin edges */
+        x[t] = (float)v;
+    }
+    if (shape == 4) /* the max in the last chunk: the last tokens high, some tied */
+        for (int32_t t = V - 1; t >= 0 && t > V - 40; t--) x[t] = 5.0f + (float)((V - 1 - t) % 5) * 0.125f;
+    if (shape == 5) {
+        x[ms_trng_below(g, (uint32_t)V)] = INFINITY;
+        x[ms_trng_below(g, (uint32_t)V)] = NAN;
+    }
+    if (shape == 6) {
+        x[ms_trng_below(g, (uint32_t)V)] = NAN;
+        x[0] = 7.0f; /* the max in the first chunk */
+    }
+}
+
+static ms_req_config gen_cfg_bins(ms_trng *g) {
+    static const float temps[] = {0.7f, 1.0f, 3.0f}, minps[] = {1e-4f, 0.05f, 0.5f, 1.0f};
+    static const int32_t ks[] = {1, 2, 50, 64, 65, 300, 2048};
+    ms_req_config c = ms_req_config_default();
+    c.temperature = temps[ms_trng_below(g, 3)];
+    c.min_p = minps[ms_trng_below(g, 4)];
+    c.top_k = ks[ms_trng_below(g, 7)];
+    c.top_p = ms_trng_below(g, 2) ? 0.9f : 1.0f;
+    c.top_p_first = ms_trng_below(g, 4) == 0;
+    c.top_p_min_keep = ms_trng_below(g, 4) == 0 ? 1 + (int32_t)ms_trng_below(g, 100) : 1;
+    c.repetition_penalty = ms_trng_below(g, 2) ? 1.3f : 1.0f;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
 /* Rows for K4's whole-row path (round 3): top-p with no top-k or min-p (or a top-k over 2048, or a
  * tiny min-p) on rows whose candidates do not fit: flat rows at several scales, all-equal rows, few
  * distinct values, masked tails and NaN. */
@@ -243,6 +285,7 @@ typedef struct idcase {
     bool lite;       /* gen_cfg_lite / gen_row_lite */
     bool topp;       /* gen_cfg_topp / gen_row_topp */
     bool band;       /* gen_cfg_band / gen_row_band */
+    bool bins;       /* gen_cfg_bins / gen_row_bins */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -306,7 +349,7 @@ static void run_case(idcase *c) {
         CASE_FAIL("cudaMalloc");
     int64_t next_rid = 1000;
     for (int32_t i = 0; i < n_req; i++) {
-        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
+        ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
                           : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         req[i] = next_rid++;
@@ -338,6 +381,7 @@ static void run_case(idcase *c) {
         for (int32_t r = 0; r < B; r++) {
             rids[r] = r < n_req ? req[r] : req[ms_trng_below(&g, (uint32_t)n_req)];
             if (c->lite) gen_row_lite(&g, xf, width, V);
+            else if (c->bins) gen_row_bins(&g, xf, width, V);
             else if (c->topp) gen_row_topp(&g, xf, width, V);
             else if (c->band) gen_row_band(&g, xf, width, V);
             else gen_row(&g, xf, width, V);
@@ -405,7 +449,7 @@ static void run_case(idcase *c) {
             int32_t i = (int32_t)ms_trng_below(&g, (uint32_t)n_req);
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
-            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
+            ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
                               : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             req[i] = next_rid++;
@@ -571,6 +615,42 @@ TEST(cuda_identity_band) {
     printf("  K4 rows by path: BAND %llu, FULL %llu\n", (unsigned long long)band, (unsigned long long)full);
     CHECK_MSG(band > 0, "no row took the BAND path");
     if (!quick()) CHECK_MSG(full > 0, "no row fell back to FULL (tied rows overflow the bucket)");
+}
+
+/* The lite rows' candidate histogram (round 5): fp32 x V {111, 32000, 151936, 262144} x B {1, 99},
+ * B=256 at V 32000 / 151936, bf16 at V 151936 B 1 / 99. K4's counters must show rows that took the cut
+ * and rows where it left more than k' + 16 candidates (crowded bins: the trim after it), else it fails. */
+TEST(cuda_identity_lite_bins) {
+    need_device("cuda_identity_lite_bins");
+    static const int32_t Vs[] = {111, 32000, 151936, 262144}, Bs[] = {1, 99};
+    uint64_t before[8], after[8];
+    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    idcase cases[16];
+    int n = 0;
+    for (int k = 0; k < 12; k++) {
+        int32_t V, B;
+        ms_dtype d = MS_DTYPE_F32;
+        if (k < 8) V = Vs[k / 2], B = Bs[k % 2];
+        else if (k < 10) V = k == 8 ? 32000 : 151936, B = 256;
+        else V = 151936, B = k == 10 ? 1 : 99, d = MS_DTYPE_BF16;
+        if (quick() && (V > 32000 || B > 99)) continue;
+        memset(&cases[n], 0, sizeof cases[n]);
+        cases[n].V = V;
+        cases[n].B = B;
+        cases[n].dtype = d;
+        cases[n].steps = B == 256 ? 1 : 3;
+        cases[n].spec_vocab = true;
+        cases[n].bins = true;
+        cases[n].seed = 0xb1450000u + (uint64_t)n;
+        n++;
+    }
+    run_cases(cases, n);
+    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
+    const uint64_t cut = after[5] - before[5], crowded = after[6] - before[6];
+    printf("  K4 lite rows: bin cut %llu, more than k'+16 left after it %llu\n", (unsigned long long)cut,
+           (unsigned long long)crowded);
+    CHECK_MSG(cut > 0, "no lite row took the bin cut");
+    CHECK_MSG(crowded > 0, "no lite row had crowded bins (the trim after the cut)");
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
