@@ -88,7 +88,8 @@ if [ "${TESTS:-1}" = 1 ] && [ -d build-c6 ]; then
   build-c6/tests/cpu/ms_tests_cpu cpu_fast_levels_offered 2>&1 | grep '^#' | tee -a "$LOG"
 fi
 
-# per-kernel times from cache (the throwaway harness .devcarry/cpu6/kbench.c, when carried), per variant
+# per-kernel times from cache (the throwaway harness .devcarry/cpu6/kbench.c, when carried; its source
+# is printed in bench/results/cpu-devicehost-2026-11-30.md), per variant
 if [ "${KBENCH:-0}" = 1 ] && [ -f .devcarry/cpu6/kbench.c ]; then
   for v in $VARIANTS; do
     [ -n "${BIN[$v]:-}" ] && [ "$v" != base ] || continue # (base's header may lack the harness's accessor)
