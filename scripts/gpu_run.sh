@@ -62,7 +62,7 @@ cpu_bench() {
   fi
 }
 case "$what" in r4a|r4b|r4c) [ -z "${NOCPU:-}" ] && host_build ;; esac
-if [ "$what" = r4c ] && [ -f third_party/flashinfer/include/flashinfer/sampling.cuh ]; then # FlashInfer's bench build, beside
+if { [ "$what" = r4c ] || [ "$what" = r5c ]; } && [ -f third_party/flashinfer/include/flashinfer/sampling.cuh ]; then # FlashInfer's bench build, beside
   (timeout 300 cmake -S . -B build-gpu-fi -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
      -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF -DMSAMPLER_FLASHINFER_INCLUDE=$PWD/third_party/flashinfer/include \
      >/tmp/build_fi0.log 2>&1 && timeout 300 cmake --build build-gpu-fi -j6 --target ms_bench_cuda >>/tmp/build_fi0.log 2>&1) &
@@ -164,6 +164,22 @@ if [ "$what" = r5 ]; then
       ${v:+--no-baseline} 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
   done
   SKIP_BUILD=1 NONSYS=1 BUDGET_S=$(left) "$0" prof5
+  exit 0
+fi
+# r5c (round 5's last run): the eight tests, our bench and FlashInfer's side by side (gpu_flashinfer.sh),
+# ncu kernel times of the full setting (flat, B 1 / 64), compute-sanitizer memcheck + racecheck on the
+# quick set (the new bins test included); at most 8 files back
+if [ "$what" = r5c ]; then
+  r4_tests
+  wait # FlashInfer's build
+  tail -3 /tmp/build_fi0.log >"$OUT/misc.txt" 2>&1
+  BENCH_T=$(( $(left) - ${SAN_S:-130} )) scripts/gpu_flashinfer.sh 2>&1 | grep -v "^\[" | tail -45 >>"$OUT/misc.txt"
+  { cat "$OUT/flashinfer_version.txt"; tail -3 "$OUT/build_fi.log"; head -20 "$OUT/bench_fi.err"; } >>"$OUT/misc.txt" 2>/dev/null
+  rm -f "$OUT/flashinfer_version.txt" "$OUT/build_fi.log" "$OUT/bench_fi.err"
+  SKIP_BUILD=1 NONSYS=1 NOSEC=1 BUDGET_S=60 "$0" prof5 >/dev/null 2>&1
+  SAN_TESTS="cuda_bad_inputs cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band" \
+    SAN_RESERVE=3 r4_san
+  log "done"
   exit 0
 fi
 # prof5 (round 5, the full setting's fixed costs): ncu kernel times (full, flat, B 1 / 64), ncu --set full

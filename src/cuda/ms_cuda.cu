@@ -239,7 +239,7 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
  * operations (for lite rows K2 queues the rare tokens that need the slow path; see ms_cu_k2_lite);
  * after() follows each group of at most 4 calls. Groups of 4 tokens whose raw values are all below
  * skip_below and that no penalty touches are skipped when the whole warp's are. */
-template <int NG, class F, class H>
+template <int NG, bool PENFAST = false, class F, class H>
 __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, float skip_below, F f,
                                                   H after) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
@@ -272,18 +272,28 @@ __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0
                     const bool hot = ok && (c.win || ((word >> (tg & 31)) & 15u) != 0 || !(gm < skip_below));
                     if (!__any_sync(0xffffffffu, hot)) continue;
                 }
+                /* Round 5 (PENFAST, K2's lite path only): a warp none of whose groups holds a penalised
+                 * token (the usual case: 64 seen tokens in 152k) runs the tokens without the penalty's
+                 * code, which the compiler otherwise predicates into every token (a division: ~10% of
+                 * K2's instructions at B=64). The same x either way; the test is warp-wide because f
+                 * uses warp votes. Not in K4's passes (a 200-byte stack frame there). */
+                if (PENFAST && !c.win && !__any_sync(0xffffffffu, ok && ((word >> (tg & 31)) & 15u) != 0)) {
 #pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    float x = 0.0f;
-                    if (ok) {
-                        if (c.win) {
-                            x = ms_cu_pen(c, v[u][k], tg + k);
-                        } else {
-                            x = ms__sanitize(v[u][k]);
-                            if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+                    for (int k = 0; k < 4; k++) f(tg + k, ok ? ms__sanitize(v[u][k]) : 0.0f, ok);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x = 0.0f;
+                        if (ok) {
+                            if (c.win) {
+                                x = ms_cu_pen(c, v[u][k], tg + k);
+                            } else {
+                                x = ms__sanitize(v[u][k]);
+                                if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+                            }
                         }
+                        f(tg + k, x, ok);
                     }
-                    f(tg + k, x, ok);
                 }
                 after();
             }
@@ -410,15 +420,17 @@ __device__ __forceinline__ int32_t ms_cu_lite_k(const ms_cu_row &c, const ms_cu_
     return (c.minp_on && kk > 0 && kk <= MS_CU_STAGE_SH) ? kk : 0;
 }
 
-/* Round 5: the lite rows' candidate histogram. K2 counts each candidate it lists (a chunk's top-k' of
- * S0) in one of 256 bins by its distance below the row max, d = m - y, in the row's hcnt space (unused
- * by lite rows otherwise; K1 clears its first 256 words). K4 finds the bin b* holding the k'-th
- * candidate and loads only those in bins <= b*: about k' instead of every chunk's list (at B=1 each
- * 1024-token chunk has fewer than k' survivors, so K2 lists all ~1600 of a flat row). Exact: the bin is
- * a non-increasing function of y (a correctly rounded subtraction, a product with a positive scale, a
- * clamp, a truncation: each monotone), computed by the same code from the same m in K2 and K4, so bins
- * <= b* are an upper set of the candidates in y holding at least k' of them (ties share a bin): a
- * superset of their top k', to which K4 trims as before. The scale spreads min-p's range (d up to
+/* Round 5: the lite rows' candidate histogram. K2 counts the candidates it lists (a chunk's top-k' of
+ * S0) in 256 bins by their distance below the row max, d = m - y, in the row's hcnt space (unused by
+ * lite rows otherwise; K1 clears its first 256 words): each in its own bin when the chunk listed all its
+ * survivors, all in the bin of the chunk's k'-th key when it cut there (one atomic), none from the
+ * re-reading path; so the count of bins 0..b is never above the true number of candidates in them. K4
+ * finds the first bin b* where that count reaches k' and loads only the candidates in bins <= b*: about
+ * k' instead of every chunk's list (at B=1 each 1024-token chunk has fewer than k' survivors, so K2 lists
+ * all ~1600 of a flat row). Exact: the bin is a non-increasing function of y (a correctly rounded
+ * subtraction, a product with a positive scale, a clamp, a truncation: each monotone), computed by the
+ * same code from the same m in K2 and K4, so bins <= b* are an upper set of the candidates in y holding
+ * at least k' of them (ties share a bin): a superset of their top k', to which K4 trims as before. The scale spreads min-p's range (d up to
  * 0.01 - ln min_p) over the bins; +inf rows (m = +inf) do not use it. */
 #define MS_CU_LBINS 256
 __device__ __forceinline__ float ms_cu_lbin_scale(const ms_cu_row &c) {
@@ -792,7 +804,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     const int lane = threadIdx.x & 31;
     unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
     int qn = 0; /* the same in every lane of the warp; < 32 between groups, so < MS_CU_WQ */
-    ms_cu_for_chunk_w<NG>(
+    ms_cu_for_chunk_w<NG, true>(
 #ifndef MS_CU_PLAIN_GROUPS
         c, t0, t1, c.xcut,
 #else
@@ -836,20 +848,25 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         __syncthreads();
         if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
         __syncthreads();
+        /* The candidate histogram (ms_cu_lbin): a block that listed all its survivors counts each in
+         * its bin (few: at B=1 a chunk has ~11); a block that cut at its k'-th key counts all it listed
+         * in kth's bin, one atomic (they all lie in that bin or above it, so every bin's running count
+         * from the top stays at most the true one, which is all that K4's bound needs). */
 #ifndef MS_CU_NO_LBIN
-        const bool lb = !c.inf_row;
+        const bool lb = !c.inf_row && keepn > 0;
 #else
         const bool lb = false;
 #endif
-        const float lscale = ms_cu_lbin_scale(c);
+        const float lscale = lb ? ms_cu_lbin_scale(c) : 0.0f;
         uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
+        if (lb && ns > kk && threadIdx.x == 0) atomicAdd(&gh[ms_cu_lbin(c, lscale, kth)], keepn);
 #pragma unroll
         for (int j = 0; j < MS_CU_LITE_PER; j++) {
             const uint32_t i = threadIdx.x + j * MS_CU_T123;
             if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) {
                 const unsigned long long v = sbuf[i];
                 cand[sbase + pos[j]] = v;
-                if (lb) atomicAdd(&gh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
+                if (lb && ns <= kk) atomicAdd(&gh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
             }
         }
         return;
@@ -866,9 +883,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         if (!e.s0 || e.key < kth) return;
         uint32_t i = atomicAdd(&st->cand_n, 1u);
         if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
-#ifndef MS_CU_NO_LBIN
-        if (!c.inf_row) atomicAdd(&a.hcnt[(size_t)r * MS_CU_HB + ms_cu_lbin(c, ms_cu_lbin_scale(c), e.key)], 1u);
-#endif
+        /* not counted in the candidate histogram: K4's bound only needs counts never above the true ones */
     });
 }
 
@@ -2181,11 +2196,20 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             const int32_t n_all = (int32_t)min(st->cand_n, (uint32_t)MS_CU_CAND);
             const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
             const uint32_t bound = mode == MS_CU_MODE_S0 ? st->bound : 0;
+            /* the first candidates' loads issued now, in flight during the bins' scan below */
+            constexpr int PF = 4;
+            unsigned long long pre[PF];
+#pragma unroll
+            for (int j = 0; j < PF; j++) {
+                const int32_t i = threadIdx.x + j * blockDim.x;
+                pre[j] = i < n_all ? g[i] : 0;
+            }
             /* lite rows: only the candidates in the bins up to the k'-th's (ms_cu_lbin) */
             uint32_t bmax = MS_CU_LBINS - 1;
-            const float lscale = ms_cu_lbin_scale(c);
+            float lscale = 0.0f;
 #ifndef MS_CU_NO_LBIN
             if (ms_cu_lite_k(c, f) > 0 && !c.inf_row && n_all > kk) {
+                lscale = ms_cu_lbin_scale(c);
                 __shared__ uint32_t lsum[MS_CU_LBINS / 32], lb_sh;
                 static_assert(MS_CU_T4 >= MS_CU_LBINS, "one bin a thread");
                 const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -2206,9 +2230,13 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 bmax = lb_sh;
             }
 #endif
-            for (int32_t i0 = 0; i0 < n_all; i0 += blockDim.x) { /* whole warps: one shared atomic each */
+            for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) { /* whole warps: one shared atomic each */
                 const int32_t i = i0 + threadIdx.x;
-                const unsigned long long v = i < n_all ? g[i] : 0;
+                unsigned long long v = 0;
+#pragma unroll
+                for (int u = 0; u < PF; u++)
+                    if (j == u) v = pre[u];
+                if (j >= PF && i < n_all) v = g[i];
                 const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
                                 (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
                 const unsigned bal = __ballot_sync(0xffffffffu, in);
@@ -2225,7 +2253,11 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 atomicAdd(&ms_cu_mode_rows[5], 1ull);
                 if (n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
             }
-            if (kk > 0 && n > kk) {
+            /* Not when one warp can take them all in the default order: k4_warp applies top-k to its
+             * ranked list exactly (the list holds the row's top-k of S0 as an upper set), which saves the
+             * select's ~17 barriers. The HF order needs the trim: its top-p runs over the list first, and
+             * the list's prefix masses are exact only within the top k'. */
+            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) {
                 __shared__ uint32_t res[2];
                 __shared__ int32_t n2;
                 ms_cu_keys_sh ks;

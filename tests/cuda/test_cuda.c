@@ -633,12 +633,12 @@ TEST(cuda_identity_lite_bins) {
         if (k < 8) V = Vs[k / 2], B = Bs[k % 2];
         else if (k < 10) V = k == 8 ? 32000 : 151936, B = 256;
         else V = 151936, B = k == 10 ? 1 : 99, d = MS_DTYPE_BF16;
-        if (quick() && (V > 32000 || B > 99)) continue;
+        if (quick() && (V > 32000 || B > 99)) continue; /* quick (compute-sanitizer): V 111 / 32000, B 1 / 7 */
         memset(&cases[n], 0, sizeof cases[n]);
         cases[n].V = V;
-        cases[n].B = B;
+        cases[n].B = quick() && B > 1 ? 7 : B;
         cases[n].dtype = d;
-        cases[n].steps = B == 256 ? 1 : 3;
+        cases[n].steps = B == 256 || quick() ? 1 : 3;
         cases[n].spec_vocab = true;
         cases[n].bins = true;
         cases[n].seed = 0xb1450000u + (uint64_t)n;
