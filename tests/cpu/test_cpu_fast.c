@@ -697,7 +697,10 @@ static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *
         free(a); free(b);
     }
     /* load_max with a list (dense and sparse copies), and a seen bitset on the first block */
-    uint64_t seen[1] = {0x8000000000000101ull};
+    /* load_max reads a seen word for every 64 tokens of the row, so the bitset spans V (ASan in CI
+     * caught the one-word array this test first had) */
+    uint64_t *seen = (uint64_t *)calloc((size_t)(V + 63) / 64, sizeof *seen);
+    if (seen) seen[0] = 0x8000000000000101ull;
     for (int sparse = 0; sparse < 2; sparse++)
         for (int i = 0; i < 5; i++) {
             if (sparse && ms__is_neg_inf(taus[i])) continue; /* sparse needs tau above -inf */
@@ -713,6 +716,7 @@ static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *
             CHECK_MSG(guard_ok(a, V), "%s load_max V=%d wrote past V", L, (int)V);
             free(a); free(b);
         }
+    free(seen);
     /* bucket_ids (room V) and band_hist (lists: room V + 16) over several bands */
     const float scale = (float)MS_FAST_NB / 32.0f;
     const int32_t bands[5][2] = {{0, MS_FAST_NB - 1}, {0, 40}, {5, 60}, {MS_FAST_NB - 1, MS_FAST_NB - 1}, {32, 32}};
