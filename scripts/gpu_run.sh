@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -72,8 +72,9 @@ if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off
      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R4VAR:--DMS_CU_NO_BAND}" >"$OUT/buildN.log" 2>&1 &&
    cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
 fi
+[ "$what" = r6 ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K4_LEAN} # r6: the main build (tests, bench) has K4's lean path
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >"$OUT/build.log" 2>&1 &&
+      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-lineinfo ${MAIN_CUDA_FLAGS:-}" >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
 rc=$?
 [ -n "${SKIP_BUILD:-}" ] || tail -3 "$OUT/build.log"
@@ -92,7 +93,7 @@ r4_tests() {
   done
 }
 r4_san() {
-  for tool in memcheck racecheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck}; do
     log "compute-sanitizer $tool" | tee -a "$OUT/san.log"
     extra=""
     [ $tool = memcheck ] && extra="--leak-check full"
@@ -179,6 +180,49 @@ if [ "$what" = r5c ]; then
   SKIP_BUILD=1 NONSYS=1 NOSEC=1 BUDGET_S=60 "$0" prof5 >/dev/null 2>&1
   SAN_TESTS="cuda_bad_inputs cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band" \
     SAN_RESERVE=3 r4_san
+  log "done"
+  exit 0
+fi
+# r6 (round 6: K4's lean path for lite rows, -DMS_CU_K4_LEAN, off by default): the main build with
+# MAIN_CUDA_FLAGS (in this mode -DMS_CU_K4_LEAN unless set), the eight tests on it, the full setting's table
+# (V=151936, B 1/16/64, both shapes) alternating with variant N (R6VAR, default -DMS_CU_R6_BASE: a no-op
+# define, i.e. the default code) built beside,
+# ncu kernel times (flat, B in R6_NCU_B, default 1; R6_NCU_B=none: none) of both builds, memcheck on the quick
+# set, racecheck if time is left (each step bounded by what is left of BUDGET_S). R6_FIRST / R6_THEN: test
+# names run before / after the bench (default: all eight before)
+if [ "$what" = r6 ]; then
+  (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF \
+     -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R6VAR:--DMS_CU_R6_BASE}" >/tmp/buildN.log 2>&1 &&
+   cmake --build build-gpuN -j8 --target ms_bench_cuda >>/tmp/buildN.log 2>&1; echo "variant N build exit $?" >>"$OUT/bench.txt") &
+  r6_tests() { # the named tests, in this order, each bounded by what is left
+    for t in "$@"; do
+      [ $(left) -gt 8 ] || { echo "   $t: no time left" | tee -a "$OUT/tests.log"; continue; }
+      s=$(date +%s)
+      timeout $(( $(left) < 60 ? $(left) : 60 )) $T $t 2>&1 | tail -4 | tee -a "$OUT/tests.log"
+      echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+    done
+  }
+  log "tests" | tee -a "$OUT/tests.log"
+  if [ -n "${R6_FIRST:-}" ]; then r6_tests $R6_FIRST; else r4_tests; fi
+  wait
+  for v in "" N ""; do
+    log "bench full, V=151936 ${MAIN_CUDA_FLAGS:-} ${v:+variant $v (${R6VAR:--DMS_CU_R6_BASE})}" | tee -a "$OUT/bench.txt"
+    [ -x build-gpu$v/ms_bench_cuda ] && timeout 40 build-gpu$v/ms_bench_cuda --setting full --vocab 151936 --batch ${R6_B:-1,16,64} --reps 3 \
+      ${v:+--no-baseline} 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+  done
+  [ -n "${R6_THEN:-}" ] && r6_tests $R6_THEN
+  for v in "" N; do
+    for b in ${R6_NCU_B:-1}; do
+      [ "$b" = none ] && continue
+      log "ncu full flat B=$b ${v:+variant $v}" | tee -a "$OUT/ncu.txt"
+      [ $(left) -gt 40 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
+      timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 --metrics gpu__time_duration.sum \
+        build-gpu$v/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full --no-baseline --reps 3 >/tmp/ncu.log 2>&1
+      grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+    done
+  done
+  SAN_TESTS="cuda_bad_inputs cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band" \
+    SAN_RESERVE=${R6_SAN_RESERVE:-5} r4_san
   log "done"
   exit 0
 fi

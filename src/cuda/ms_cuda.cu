@@ -2131,9 +2131,158 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
  * was taken (ms__cuda_mode_rows). One atomic per such row. */
 __device__ unsigned long long ms_cu_mode_rows[8];
 /* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
- * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6] (common paths,
- * so not counted otherwise). */
+ * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
+ * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
+ * (common paths, so not counted otherwise). */
 __device__ int ms_cu_count_all;
+
+/* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
+ * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
+ * candidates loaded by one warp) and faster on peaked ones (B=64 49.2 -> 44.9): what K4 costs at small B is
+ * its setup (the settings struct copied by every warp, the window filter's code, two logf) and the chain
+ * of barriers after the PDL wait, not the candidate count. So: every thread reads only the fields a lite
+ * row needs (ms_cu_k4_lean; independent loads, no struct copy, no window filter: the candidate path never
+ * reads the logits), and after the wait (ms_cu_k4_lite) issues the stats', the bins' and its first four
+ * candidates' loads together (speculative: the row's MS_CU_CAND entries are allocated whatever cand_n is;
+ * entries past cand_n are never used), each warp scans the 256 bins by itself (no barrier), the block
+ * compacts the candidates in the bins up to the k'-th's (one shared atomic per warp and step) and, after
+ * one barrier, goes on exactly as the block path: the trim when it would trim, one warp for <= 64, else
+ * the block. Every decision is computed by the same functions from the same values as there; the list
+ * may be in another order, which no later step depends on (they rank by (key, id); the block path's own
+ * order depends on its atomics). OFF by default (-DMS_CU_K4_LEAN turns it on): written and compiled after
+ * the round's last device call, never run; run scripts/gpu_run.sh r6 (the tests on it, the A/B against
+ * the default build) before turning it on. */
+__device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms_cu_row &c, ms_cu_filt &f,
+                                              int32_t &kk) {
+    const int32_t s = a.row_slot[r];
+    if (s < 0 || s >= a.capacity) return false;
+    const ms_cu_slot *sp = a.slots + s;
+    const int32_t used = sp->used;
+    c.sl.temperature = sp->temperature;
+    c.sl.top_p = sp->top_p;
+    c.sl.min_p = sp->min_p;
+    c.sl.top_k = sp->top_k;
+    c.sl.min_tokens = sp->min_tokens;
+    c.sl.min_keep = sp->min_keep;
+    c.sl.top_p_first = sp->top_p_first;
+    c.sl.seed = sp->seed;
+    c.sl.n = sp->n;
+    if (!used || c.sl.temperature < MS_GREEDY_TEMPERATURE) return false;
+    c.V = a.V;
+    c.filters = a.apply_filters;
+    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
+    c.stop = a.stop;
+    c.floor = a.stop != NULL && c.sl.n < (uint64_t)c.sl.min_tokens;
+    f = ms_cu_filters(c);
+    kk = ms_cu_lite_k(c, f);
+    return kk > 0;
+}
+
+/* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
+ * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
+__device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
+                                              int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
+                                              int32_t *n_sh) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const ms_cu_rowstat *st = &a.stats[r];
+    const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
+    constexpr int PF = 4;
+    static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
+    unsigned long long pre[PF];
+#pragma unroll
+    for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
+    const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
+    uint32_t hb[8];
+    const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = hrow[j];
+    if (mk <= MS_CU_KEY_NEGINF || cand_n > MS_CU_CAND) return false;
+    c.m = ms_cu_unkey(mk);
+    c.inf_row = ms__is_pos_inf(c.m);
+    const int32_t n_all = (int32_t)cand_n;
+    uint32_t bmax = MS_CU_LBINS - 1;
+    float lscale = 0.0f;
+#ifndef MS_CU_NO_LBIN
+    if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
+        lscale = ms_cu_lbin_scale(c);
+        static_assert(MS_CU_LBINS == 8 * 32, "8 bins a lane");
+        uint32_t sum = 0;
+#pragma unroll
+        for (int j = 0; j < 8; j++) sum += hb[j];
+        uint32_t inc = sum;
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t t = __shfl_up_sync(FULL, inc, o);
+            if (lane >= o) inc += t;
+        }
+        uint32_t run = inc - sum, mine = MS_CU_LBINS - 1;
+        bool found = false;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const uint32_t nx = run + hb[j];
+            if (!found && nx >= (uint32_t)kk && run < (uint32_t)kk) {
+                mine = 8 * lane + j;
+                found = true;
+            }
+            run = nx;
+        }
+        const unsigned bal = __ballot_sync(FULL, found);
+        if (bal) bmax = __shfl_sync(FULL, mine, __ffs(bal) - 1);
+    }
+#endif
+    for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) { /* whole warps: one shared atomic each */
+        const int32_t i = i0 + threadIdx.x;
+        unsigned long long v = 0;
+#pragma unroll
+        for (int u = 0; u < PF; u++)
+            if (j == u) v = pre[u];
+        if (j >= PF && i < n_all) v = g[i];
+        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+        const unsigned bal = __ballot_sync(FULL, in);
+        int32_t base = 0;
+        if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
+        base = __shfl_sync(FULL, base, 0);
+        if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
+    }
+    __syncthreads();
+    int32_t n = *n_sh;
+    const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
+    if (threadIdx.x == 0 && ms_cu_count_all) {
+        if (bmax < MS_CU_LBINS - 1) {
+            atomicAdd(&ms_cu_mode_rows[5], 1ull);
+            if (n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
+        }
+        atomicAdd(&ms_cu_mode_rows[7], 1ull);
+        if (trim) atomicAdd(&ms_cu_mode_rows[0], 1ull);
+    }
+    if (trim) { /* the block path's trim to the top kk, as there */
+        __shared__ uint32_t res[2];
+        __shared__ int32_t n2;
+        ms_cu_keys_sh ks;
+        ks.v = cand_sh;
+        ks.n = (uint32_t)n;
+        const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+        unsigned long long *tmp = cand_sh + MS_CU_CAND;
+        if (threadIdx.x == 0) n2 = 0;
+        __syncthreads();
+        for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+            const unsigned long long v = cand_sh[i];
+            if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
+        }
+        __syncthreads();
+        n = n2;
+        for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
+        __syncthreads();
+    }
+    if (n <= MS_CU_WARP_N) {
+        if (threadIdx.x < 32)
+            ms_cu_k4_warp(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
+        return true;
+    }
+    ms_cu_k4_cand(a, r, c, f, S, cand_sh, n, st->m0);
+    return true;
+}
 
 /* 128 registers (512 threads a block): with round 4's BAND code ptxas (CUDA 13) chose 64 registers
  * for K4 by itself and spilled 1.2 KB; __maxnreg__ (CUDA 12.4+) replaces __launch_bounds__, with which
@@ -2147,6 +2296,20 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
     const int32_t r = blockIdx.x;
+#ifdef MS_CU_K4_LEAN /* round 6, OFF by default: written, compiled, NEVER run on a GPU (ms_cu_k4_lean / ms_cu_k4_lite) */
+    {
+        __shared__ int32_t lite_n;
+        ms_cu_row lc = {};
+        ms_cu_filt lf = {};
+        int32_t lkk = 0;
+        if (ms_cu_k4_lean(a, r, lc, lf, lkk)) { /* the same verdict in every thread */
+            if (threadIdx.x == 0) lite_n = 0;
+            __syncthreads();
+            ms_cu_pdl_wait(); /* everything K1..K3 wrote */
+            if (ms_cu_k4_lite(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n)) return;
+        }
+    }
+#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) {
         if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
@@ -2726,6 +2889,14 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     res->has_pending = false;
     res->n_pending = 0;
     return queued;
+}
+
+extern "C" int ms__cuda_k4_lean(void) {
+#ifdef MS_CU_K4_LEAN
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {

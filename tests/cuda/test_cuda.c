@@ -619,7 +619,8 @@ TEST(cuda_identity_band) {
 
 /* The lite rows' candidate histogram (round 5): fp32 x V {111, 32000, 151936, 262144} x B {1, 99},
  * B=256 at V 32000 / 151936, bf16 at V 151936 B 1 / 99. K4's counters must show rows that took the cut
- * and rows where it left more than k' + 16 candidates (crowded bins: the trim after it), else it fails. */
+ * and rows where it left more than k' + 16 candidates (crowded bins: the trim after it), else it fails;
+ * with -DMS_CU_K4_LEAN (round 6) also rows on K4's lean path and rows of it that took the trim. */
 TEST(cuda_identity_lite_bins) {
     need_device("cuda_identity_lite_bins");
     static const int32_t Vs[] = {111, 32000, 151936, 262144}, Bs[] = {1, 99};
@@ -647,10 +648,20 @@ TEST(cuda_identity_lite_bins) {
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
     const uint64_t cut = after[5] - before[5], crowded = after[6] - before[6];
-    printf("  K4 lite rows: bin cut %llu, more than k'+16 left after it %llu\n", (unsigned long long)cut,
-           (unsigned long long)crowded);
+    const uint64_t lean = after[7] - before[7], trimmed = after[0] - before[0];
+    printf("  K4 lite rows: bin cut %llu, more than k'+16 left after it %llu; served by the lean path %llu, "
+           "of which trimmed by the block %llu\n",
+           (unsigned long long)cut, (unsigned long long)crowded, (unsigned long long)lean, (unsigned long long)trimmed);
     CHECK_MSG(cut > 0, "no lite row took the bin cut");
     CHECK_MSG(crowded > 0, "no lite row had crowded bins (the trim after the cut)");
+    /* round 6 (ms_cu_k4_lite, built with -DMS_CU_K4_LEAN only): rows must take K4's lean path, and some
+     * of them its trim; without it no row may */
+    if (ms__cuda_k4_lean()) {
+        CHECK_MSG(lean > 0, "no lite row took K4's lean path");
+        CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
+    } else {
+        CHECK_MSG(lean == 0 && trimmed == 0, "rows counted on K4's lean path in a build without it");
+    }
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
