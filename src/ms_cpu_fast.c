@@ -891,18 +891,33 @@ static void ms__split_band_hist(ms_fast_ws *ws, const ms_fast_kernels *K, const 
     *n_band = n;
 }
 
+/* Which filters a row applies and whether a top-k cut comes first: ms__fast_row's path, and the
+ * split decision below, read these same facts from one place. */
+typedef struct ms_fast_order {
+    int32_t k;       /* top-k's k when it cuts (< V), else 0 */
+    int32_t k2;      /* max(k, top-p's min_keep) when k > 0: top-k in the HF order */
+    bool top_p_on, minp_on;
+    bool topk_first; /* a top-k cut comes first (pass 1 lists the tokens above its guessed threshold) */
+} ms_fast_order;
+
+static ms_fast_order ms__fast_order(const ms_row_job *job) {
+    const ms_req_config *cfg = job->cfg;
+    const bool filt = job->apply_filters;
+    ms_fast_order o;
+    o.k = filt && cfg->top_k < job->V ? cfg->top_k : 0;
+    o.top_p_on = filt && cfg->top_p < 1.0f;
+    o.k2 = o.k > 0 ? (o.k > cfg->top_p_min_keep ? o.k : cfg->top_p_min_keep) : 0;
+    o.minp_on = filt && cfg->min_p > 0.0f;
+    o.topk_first = !o.minp_on && o.k > 0 && (!cfg->top_p_first || (!o.top_p_on && o.k2 < job->V));
+    return o;
+}
+
 /* The rows whose every token gets an exp (top-p first without min-p, or no filter): the ones a
  * team pays for (the exp pass and band_hist, ~80 % of a ~250-450 us row at V = 151936). */
 bool ms__fast_row_splits(const ms_row_job *job) {
-    const ms_req_config *cfg = job->cfg;
-    const int32_t V = job->V;
-    const bool filt = job->apply_filters;
-    const int32_t k = filt && cfg->top_k < V ? cfg->top_k : 0;
-    const bool top_p_on = filt && cfg->top_p < 1.0f;
-    const int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
-    const bool minp_on = filt && cfg->min_p > 0.0f;
-    const bool topk_first = !minp_on && k > 0 && (!cfg->top_p_first || (!top_p_on && k2 < V));
-    return V >= MS_FAST_TEAM_MIN_V && cfg->temperature >= MS_GREEDY_TEMPERATURE && !minp_on && !topk_first;
+    const ms_fast_order o = ms__fast_order(job);
+    return job->V >= MS_FAST_TEAM_MIN_V && job->cfg->temperature >= MS_GREEDY_TEMPERATURE && !o.minp_on &&
+           !o.topk_first;
 }
 
 /* ---- the row ------------------------------------------------------------------------------------ */
@@ -1028,11 +1043,9 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     /* the filter order decides whether a top-k cut comes first (then its sampled threshold is
      * guessed now and pass 1 lists the tokens above it) */
     const bool filt = job->apply_filters;
-    const int32_t k = filt && cfg->top_k < V ? cfg->top_k : 0;
-    const bool top_p_on = filt && cfg->top_p < 1.0f;
-    const int32_t k2 = k > 0 ? (k > cfg->top_p_min_keep ? k : cfg->top_p_min_keep) : 0;
-    const bool minp_on = filt && cfg->min_p > 0.0f;
-    const bool topk_first = !minp_on && k > 0 && (!cfg->top_p_first || (!top_p_on && k2 < V));
+    const ms_fast_order o = ms__fast_order(job);
+    const int32_t k = o.k, k2 = o.k2;
+    const bool top_p_on = o.top_p_on, minp_on = o.minp_on, topk_first = o.topk_first;
     const int32_t kk = minp_on ? (k > 0 && !cfg->top_p_first ? k : 0) : (topk_first ? (cfg->top_p_first ? k2 : k) : 0);
     int32_t *pre = (int32_t *)s->w, n_pre = -1; /* ids with x >= tau_pre from pass 1 (c.id below) */
     float tau_pre = ms__neg_inf();
