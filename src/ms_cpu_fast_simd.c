@@ -92,6 +92,19 @@ static inline __m512i ms__ziota(int32_t t) {
 }
 #endif
 
+/* Appends t + i for every lane i set in bits to ids[n..] and returns the new count. AVX-512: one
+ * packed whole-vector store, so ids needs room for n + 16 (every caller's n <= t, t + 16 <= its end);
+ * elsewhere a loop over the bits. */
+static inline int32_t ms__vlist(int32_t *ids, int32_t n, uint32_t bits, int32_t t) {
+#if W == 16 && defined(__AVX512F__)
+    ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
+    return n + __builtin_popcount(bits);
+#else
+    for (; bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
+    return n;
+#endif
+}
+
 /* ms__sanitize: NaN -> -inf (x != x holds for NaN only: one unordered compare, where the bit test
  * took an and, a min and a compare) */
 static inline vf ms__vsanitize(vf x) {
@@ -232,14 +245,7 @@ static inline int32_t ms__vcollect(vf v, vf vt, int32_t t, int32_t *ids, int32_t
     vi ge = (vi)(v >= vt);
     if (ms__vany(ge)) {
         if (sparse) ms__vst(y + t, v);
-#if W == 16 && defined(__AVX512F__)
-        /* ids has room: n <= t, t + 16 <= the row's end (ms_fast_kernels.load_max) */
-        const uint32_t bits = ms__vbits(ge);
-        ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
-        n += __builtin_popcount(bits);
-#else
-        for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
-#endif
+        n = ms__vlist(ids, n, ms__vbits(ge), t); /* room: n <= t, t + 16 <= the row's end (load_max) */
     }
     return n;
 }
@@ -406,25 +412,13 @@ int32_t MS__FN(select_ge)(const float *y, int32_t V, float tau, int32_t *ids) {
         if (!ms__vany(any)) continue;
         for (int j = 0; j < 4 * W; j += W) {
             vi ge = (vi)(ms__vld(y + t + j) >= vt);
-#if W == 16 && defined(__AVX512F__)
-            const uint32_t bits = ms__vbits(ge); /* n <= t + j: the store stays below V */
-            ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t + j));
-            n += __builtin_popcount(bits);
-#else
-            for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + j + __builtin_ctz(bits);
-#endif
+            n = ms__vlist(ids, n, ms__vbits(ge), t + j); /* n <= t + j: the store stays below V */
         }
     }
     for (; t + W <= V; t += W) {
         vi ge = (vi)(ms__vld(y + t) >= vt);
         if (!ms__vany(ge)) continue;
-#if W == 16 && defined(__AVX512F__)
-        const uint32_t bits = ms__vbits(ge);
-        ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
-        n += __builtin_popcount(bits);
-#else
-        for (uint32_t bits = ms__vbits(ge); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
-#endif
+        n = ms__vlist(ids, n, ms__vbits(ge), t);
     }
     for (; t < V; t++)
         if (y[t] >= tau) ids[n++] = t;
@@ -695,13 +689,7 @@ int32_t MS__FN(bucket_ids)(const float *y, int32_t V, float m, float scale, int3
     for (; t + W <= V; t += W) {
         vi eq = (vi)(ms__vbucket(ms__vld(y + t), vmx, vsc) == vw);
         if (!ms__vany(eq)) continue;
-#if W == 16 && defined(__AVX512F__)
-        const uint32_t bits = ms__vbits(eq); /* ids: room for V (n <= t) */
-        ms__zpack(ids + n, (__mmask16)bits, ms__ziota(t));
-        n += __builtin_popcount(bits);
-#else
-        for (uint32_t bits = ms__vbits(eq); bits; bits &= bits - 1) ids[n++] = t + __builtin_ctz(bits);
-#endif
+        n = ms__vlist(ids, n, ms__vbits(eq), t); /* ids: room for V (n <= t) */
     }
     for (; t < V; t++) {
         float d = (m - y[t]) * scale;
