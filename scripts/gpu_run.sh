@@ -72,7 +72,8 @@ if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off
      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R4VAR:--DMS_CU_NO_BAND}" >"$OUT/buildN.log" 2>&1 &&
    cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
 fi
-[ "$what" = r6 ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K4_LEAN} # r6: the main build (tests, bench) has K4's lean path
+# r6: the main build (tests, bench) had K4's lean path by -DMS_CU_K4_LEAN; since round 7 it is the default (the define is a no-op)
+[ "$what" = r6 ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K4_LEAN}
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-lineinfo ${MAIN_CUDA_FLAGS:-}" >"$OUT/build.log" 2>&1 &&
   cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1

@@ -2136,6 +2136,84 @@ __device__ unsigned long long ms_cu_mode_rows[8];
  * (common paths, so not counted otherwise). */
 __device__ int ms_cu_count_all;
 
+/* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
+ * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
+ * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
+ * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
+template <int PF>
+__device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
+                                              const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
+                                              unsigned long long *cand_sh, int32_t *n_sh) {
+    const int lane = threadIdx.x & 31;
+    for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
+        const int32_t i = i0 + threadIdx.x;
+        unsigned long long v = 0;
+#pragma unroll
+        for (int u = 0; u < PF; u++)
+            if (j == u) v = pre[u];
+        if (j >= PF && i < n_all) v = g[i];
+        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+        const unsigned bal = __ballot_sync(0xffffffffu, in);
+        int32_t base = 0;
+        if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
+    }
+}
+
+/* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
+ * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
+__device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
+    __shared__ uint32_t res[2];
+    __shared__ int32_t n2;
+    ms_cu_keys_sh ks;
+    ks.v = cand_sh;
+    ks.n = (uint32_t)n;
+    const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+    unsigned long long *tmp = cand_sh + MS_CU_CAND;
+    if (threadIdx.x == 0) n2 = 0;
+    __syncthreads();
+    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned long long v = cand_sh[i];
+        if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
+    }
+    __syncthreads();
+    n = n2;
+    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
+    __syncthreads();
+    return n;
+}
+
+/* The first bin where the running count of the candidate histogram reaches kk (ms_cu_lbin), found by
+ * each warp alone from the 8 bins per lane hb[] (bins 8 lane .. 8 lane + 7); MS_CU_LBINS - 1 when none. */
+__device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int32_t kk) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    static_assert(MS_CU_LBINS == 8 * 32, "8 bins a lane");
+    uint32_t sum = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) sum += hb[j];
+    uint32_t inc = sum;
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(FULL, inc, o);
+        if (lane >= o) inc += t;
+    }
+    uint32_t run = inc - sum, mine = MS_CU_LBINS - 1;
+    bool found = false;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        const uint32_t nx = run + hb[j];
+        if (!found && nx >= (uint32_t)kk && run < (uint32_t)kk) {
+            mine = 8 * lane + j;
+            found = true;
+        }
+        run = nx;
+    }
+    const unsigned bal = __ballot_sync(FULL, found);
+    return bal ? __shfl_sync(FULL, mine, __ffs(bal) - 1) : (uint32_t)(MS_CU_LBINS - 1);
+}
+
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
  * candidates loaded by one warp) and faster on peaked ones (B=64 49.2 -> 44.9): what K4 costs at small B is
@@ -2149,9 +2227,10 @@ __device__ int ms_cu_count_all;
  * one barrier, goes on exactly as the block path: the trim when it would trim, one warp for <= 64, else
  * the block. Every decision is computed by the same functions from the same values as there; the list
  * may be in another order, which no later step depends on (they rank by (key, id); the block path's own
- * order depends on its atomics). OFF by default (-DMS_CU_K4_LEAN turns it on): written and compiled after
- * the round's last device call, never run; run scripts/gpu_run.sh r6 (the tests on it, the A/B against
- * the default build) before turning it on. */
+ * order depends on its atomics). On by default since round 7 (-DMS_CU_NO_K4_LEAN turns it off): run on the
+ * H200 (scripts/gpu_run.sh r6, f4a63fc) it passed all eight CUDA tests, memcheck and racecheck, and was
+ * faster everywhere (full setting V=151936 flat B=1 26.1 -> 25.0 us, B=64 61.6 -> 57.7; peaked B=64 48.7
+ * -> 42.7; K4 alone at flat B=1 18.0 -> 11.2 us under ncu). */
 __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms_cu_row &c, ms_cu_filt &f,
                                               int32_t &kk) {
     const int32_t s = a.row_slot[r];
@@ -2183,7 +2262,6 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh) {
-    const unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
@@ -2206,45 +2284,10 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifndef MS_CU_NO_LBIN
     if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = ms_cu_lbin_scale(c);
-        static_assert(MS_CU_LBINS == 8 * 32, "8 bins a lane");
-        uint32_t sum = 0;
-#pragma unroll
-        for (int j = 0; j < 8; j++) sum += hb[j];
-        uint32_t inc = sum;
-        for (int o = 1; o < 32; o <<= 1) {
-            const uint32_t t = __shfl_up_sync(FULL, inc, o);
-            if (lane >= o) inc += t;
-        }
-        uint32_t run = inc - sum, mine = MS_CU_LBINS - 1;
-        bool found = false;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const uint32_t nx = run + hb[j];
-            if (!found && nx >= (uint32_t)kk && run < (uint32_t)kk) {
-                mine = 8 * lane + j;
-                found = true;
-            }
-            run = nx;
-        }
-        const unsigned bal = __ballot_sync(FULL, found);
-        if (bal) bmax = __shfl_sync(FULL, mine, __ffs(bal) - 1);
+        bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #endif
-    for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) { /* whole warps: one shared atomic each */
-        const int32_t i = i0 + threadIdx.x;
-        unsigned long long v = 0;
-#pragma unroll
-        for (int u = 0; u < PF; u++)
-            if (j == u) v = pre[u];
-        if (j >= PF && i < n_all) v = g[i];
-        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
-                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
-        const unsigned bal = __ballot_sync(FULL, in);
-        int32_t base = 0;
-        if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
-        base = __shfl_sync(FULL, base, 0);
-        if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
-    }
+    ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
     __syncthreads();
     int32_t n = *n_sh;
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
@@ -2256,25 +2299,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         atomicAdd(&ms_cu_mode_rows[7], 1ull);
         if (trim) atomicAdd(&ms_cu_mode_rows[0], 1ull);
     }
-    if (trim) { /* the block path's trim to the top kk, as there */
-        __shared__ uint32_t res[2];
-        __shared__ int32_t n2;
-        ms_cu_keys_sh ks;
-        ks.v = cand_sh;
-        ks.n = (uint32_t)n;
-        const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
-        unsigned long long *tmp = cand_sh + MS_CU_CAND;
-        if (threadIdx.x == 0) n2 = 0;
-        __syncthreads();
-        for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
-            const unsigned long long v = cand_sh[i];
-            if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
-        }
-        __syncthreads();
-        n = n2;
-        for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
-        __syncthreads();
-    }
+    if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
         if (threadIdx.x < 32)
             ms_cu_k4_warp(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
@@ -2296,7 +2321,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
     const int32_t r = blockIdx.x;
-#ifdef MS_CU_K4_LEAN /* round 6, OFF by default: written, compiled, NEVER run on a GPU (ms_cu_k4_lean / ms_cu_k4_lite) */
+#ifndef MS_CU_NO_K4_LEAN /* round 6's lean path, the default since round 7 (-DMS_CU_NO_K4_LEAN: round 5's path) */
     {
         __shared__ int32_t lite_n;
         ms_cu_row lc = {};
@@ -2367,47 +2392,22 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 const int32_t i = threadIdx.x + j * blockDim.x;
                 pre[j] = i < n_all ? g[i] : 0;
             }
-            /* lite rows: only the candidates in the bins up to the k'-th's (ms_cu_lbin) */
+            /* lite rows: only the candidates in the bins up to the k'-th's (ms_cu_lbin). With the lean
+             * path (the default since round 7) every lite row that reaches this point goes to the
+             * whole-row path instead (its candidates overflowed or the row is empty), so this is
+             * compiled only without it. */
             uint32_t bmax = MS_CU_LBINS - 1;
             float lscale = 0.0f;
-#ifndef MS_CU_NO_LBIN
+#if defined(MS_CU_NO_K4_LEAN) && !defined(MS_CU_NO_LBIN)
             if (ms_cu_lite_k(c, f) > 0 && !c.inf_row && n_all > kk) {
                 lscale = ms_cu_lbin_scale(c);
-                __shared__ uint32_t lsum[MS_CU_LBINS / 32], lb_sh;
-                static_assert(MS_CU_T4 >= MS_CU_LBINS, "one bin a thread");
-                const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-                const uint32_t h = threadIdx.x < MS_CU_LBINS ? a.hcnt[(size_t)r * MS_CU_HB + threadIdx.x] : 0;
-                uint32_t inc = h;
-                for (int o = 1; o < 32; o <<= 1) {
-                    const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
-                    if (lane >= o) inc += t;
-                }
-                if (threadIdx.x == 0) lb_sh = MS_CU_LBINS - 1;
-                if (lane == 31 && wid < MS_CU_LBINS / 32) lsum[wid] = inc;
-                __syncthreads();
-                if (threadIdx.x < MS_CU_LBINS) {
-                    for (int w = 0; w < wid; w++) inc += lsum[w];
-                    if (inc >= (uint32_t)kk && inc - h < (uint32_t)kk) lb_sh = threadIdx.x; /* exactly one bin */
-                }
-                __syncthreads();
-                bmax = lb_sh;
+                uint32_t hb[8];
+#pragma unroll
+                for (int j = 0; j < 8; j++) hb[j] = a.hcnt[(size_t)r * MS_CU_HB + 8 * (threadIdx.x & 31) + j];
+                bmax = ms_cu_lbin_bmax(hb, kk);
             }
 #endif
-            for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) { /* whole warps: one shared atomic each */
-                const int32_t i = i0 + threadIdx.x;
-                unsigned long long v = 0;
-#pragma unroll
-                for (int u = 0; u < PF; u++)
-                    if (j == u) v = pre[u];
-                if (j >= PF && i < n_all) v = g[i];
-                const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
-                                (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
-                const unsigned bal = __ballot_sync(0xffffffffu, in);
-                int32_t base = 0;
-                if ((threadIdx.x & 31) == 0 && bal) base = atomicAdd(&n_sh, __popc(bal));
-                base = __shfl_sync(0xffffffffu, base, 0);
-                if (in) ms_cu_cand_sh[base + __popc(bal & ((1u << (threadIdx.x & 31)) - 1))] = v;
-            }
+            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
             __syncthreads();
             /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
              * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
@@ -2420,25 +2420,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * ranked list exactly (the list holds the row's top-k of S0 as an upper set), which saves the
              * select's ~17 barriers. The HF order needs the trim: its top-p runs over the list first, and
              * the list's prefix masses are exact only within the top k'. */
-            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) {
-                __shared__ uint32_t res[2];
-                __shared__ int32_t n2;
-                ms_cu_keys_sh ks;
-                ks.v = ms_cu_cand_sh;
-                ks.n = (uint32_t)n;
-                const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
-                unsigned long long *tmp = ms_cu_cand_sh + MS_CU_CAND; /* k4_cand's scratch, free until then */
-                if (threadIdx.x == 0) n2 = 0;
-                __syncthreads();
-                for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
-                    const unsigned long long v = ms_cu_cand_sh[i];
-                    if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
-                }
-                __syncthreads();
-                n = n2;
-                for (int32_t i = threadIdx.x; i < n; i += blockDim.x) ms_cu_cand_sh[i] = tmp[i];
-                __syncthreads();
-            }
+            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
                 if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
@@ -2892,7 +2874,7 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
 }
 
 extern "C" int ms__cuda_k4_lean(void) {
-#ifdef MS_CU_K4_LEAN
+#ifndef MS_CU_NO_K4_LEAN
     return 1;
 #else
     return 0;

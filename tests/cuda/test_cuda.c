@@ -620,7 +620,7 @@ TEST(cuda_identity_band) {
 /* The lite rows' candidate histogram (round 5): fp32 x V {111, 32000, 151936, 262144} x B {1, 99},
  * B=256 at V 32000 / 151936, bf16 at V 151936 B 1 / 99. K4's counters must show rows that took the cut
  * and rows where it left more than k' + 16 candidates (crowded bins: the trim after it), else it fails;
- * with -DMS_CU_K4_LEAN (round 6) also rows on K4's lean path and rows of it that took the trim. */
+ * with K4's lean path (round 6, the default since round 7) also rows on it and rows of it that took the trim. */
 TEST(cuda_identity_lite_bins) {
     need_device("cuda_identity_lite_bins");
     static const int32_t Vs[] = {111, 32000, 151936, 262144}, Bs[] = {1, 99};
@@ -654,7 +654,7 @@ TEST(cuda_identity_lite_bins) {
            (unsigned long long)cut, (unsigned long long)crowded, (unsigned long long)lean, (unsigned long long)trimmed);
     CHECK_MSG(cut > 0, "no lite row took the bin cut");
     CHECK_MSG(crowded > 0, "no lite row had crowded bins (the trim after the cut)");
-    /* round 6 (ms_cu_k4_lite, built with -DMS_CU_K4_LEAN only): rows must take K4's lean path, and some
+    /* round 6 (ms_cu_k4_lite, built unless -DMS_CU_NO_K4_LEAN): rows must take K4's lean path, and some
      * of them its trim; without it no row may */
     if (ms__cuda_k4_lean()) {
         CHECK_MSG(lean > 0, "no lite row took K4's lean path");
