@@ -90,6 +90,16 @@ typedef struct ms_fast_kernels {
     int32_t (*first_ge)(const float *y, int32_t V, float v);
     /* list[i] for the i < n with bk[i] == which, in order, into ids (room for n + 16); returns the count */
     int32_t (*band_pick)(const int32_t *list, const uint32_t *bk, int32_t n, uint32_t which, int32_t *ids);
+    /* exp_mass, and the exact mass and count of the tokens whose y (after the division) is >= ytop */
+    uint64_t (*exp_mass_top)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum, float ytop,
+                             uint64_t *mass_top, int64_t *cnt_top);
+    /* after exp_mass: the ids with ylo <= y < yhi listed ascending (list: room for V), their units
+     * min(u_top, trunc((m - y) uscale)) - u_lo (band_hist's buckets when uscale is its scale; the
+     * caller's cuts put them in [0, u_top - u_lo]) in list_bk (room for V + 16), and the exact mass
+     * and count per unit in hist, hcnt (u_top - u_lo + 1 entries, zeroed here) */
+    void (*band_list)(const float *y, const float *w, int32_t V, float m, float uscale, float ylo, float yhi,
+                      int32_t u_lo, int32_t u_top, uint64_t *hist, uint32_t *hcnt, int32_t *list, uint32_t *list_bk,
+                      int32_t *n_list);
 } ms_fast_kernels;
 
 /* SIMD levels, best last. A level is usable when it was compiled in and the CPU has it. */
@@ -107,6 +117,12 @@ int ms__fast_scratch_team(ms_scratch *s, ms_cpu_team *team, int32_t n_slots);
  * row at V = 151936 that a worker's wake-up would eat). */
 bool ms__fast_row_splits(const ms_row_job *job);
 void ms__fast_scratch_free(ms_scratch *s);
+/* (round 7, exposed for tests) The lowest y whose top-p bucket min(NB - 1, trunc((m - y) NB / 32))
+ * is below b (1 <= b <= NB): y >= it iff the bucket is < b. */
+float ms__fast_bucket_cut(float m, int32_t b);
+/* (tests) How many top-p rows took the pre-sampled band (exp_mass_top + band_list), found its edge
+ * wrong (the mass above it too large: band_hist instead), or widened it afterwards. */
+void ms__fast_top_p_counts(int64_t out[3]);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
 const char *ms__cpu_fast_level_name(int level);

@@ -91,6 +91,11 @@ int ms__cpu_fast_set_level(int level) {
     return level;
 }
 
+/* the top-p bracket's sample (8192 and 16384 were tried: no faster, docs/cpu.md) */
+#define MS__BRACKET_SAMPLES 4096
+/* band_list's units (finer buckets of the band, round 7) */
+#define MS__FINE_UNITS 1024
+
 /* ---- the thread's workspace (scratch->fast): everything the row needs besides ms_scratch, made
  * with the resource, so that nothing is allocated while sampling (no TLS either: a dlopen'ed
  * library's thread-local blocks are allocated lazily, on first use in each thread) ---- */
@@ -103,6 +108,10 @@ typedef struct ms_fast_ws {
     double hq[MS_FAST_NB];         /* sampled squared weight per bucket */
     int32_t hc[MS_FAST_NB];        /* sampled count per bucket */
     uint32_t band_work[MS_FAST_BAND_WORK]; /* band_hist's per-block lists */
+    float sy[MS__BRACKET_SAMPLES], sw[MS__BRACKET_SAMPLES]; /* the top-p bracket's sample: y, w */
+    double s_tot, s_sq;            /* its weights' sum and sum of squares */
+    uint64_t fhist[MS__FINE_UNITS]; /* band_list's exact mass and count per unit (round 7) */
+    uint32_t fhcnt[MS__FINE_UNITS];
     uint32_t *band_bk;             /* V + 16: the bucket of each token band_hist listed */
     /* a row split over the pool's team (round 5; only the pool caller's scratch has one): per
      * chunk of MS_FAST_CHUNK tokens its outputs, merged in chunk order; per slot (thread) the
@@ -270,8 +279,6 @@ static float ms__kth_largest(float *a, int32_t n, int32_t j) {
 #define MS__PRE_SLACK 1
 /* the prefix: 1/8 of the row (1/16 measured no faster) */
 #define MS__PRE_DIV 8
-/* the top-p bracket's sample (8192 and 16384 were tried: no faster, docs/cpu.md) */
-#define MS__BRACKET_SAMPLES 4096
 /* the flat rows' band: z standard deviations plus a slack of M's fraction (z = 3, slack 0.001: a
  * band of 8.5k tokens instead of 10.9k at V = 151936, no failure either in 640 rows; kept wide) */
 #define MS__BRACKET_Z 4.0
@@ -633,29 +640,58 @@ static float ms__bucket_threshold(const float *y, const float *w, const int32_t 
     return ms__u2f(key & 0x80000000u ? key & 0x7fffffffu : ~key);
 }
 
+/* The band as the threshold's search sees it: units of y below the max (band_hist's buckets, or
+ * with band_list (round 7) a power-of-two refinement of them, so that the bucket holding the
+ * threshold holds ~16x fewer tokens for ms__bucket_threshold), their exact masses and counts, and
+ * the list of the band's tokens with each one's unit. */
+typedef struct ms_band {
+    const uint64_t *hist; /* per unit, local index 0..n_units - 1 */
+    const uint32_t *hcnt;
+    int32_t n_units;
+    float uscale;         /* units per unit of y below the max */
+    int32_t u_lo, u_top;  /* unit of local 0; the clamp: unit = min(u_top, trunc((m - y) uscale)) */
+    uint32_t pick_base;   /* list_bk's value for local unit 0 */
+    int32_t b_lo;         /* the first coarse bucket (MS__SCALE) of the band */
+    bool last;            /* the band reaches the last bucket: nothing lies beyond it */
+    uint64_t mass_top;    /* the exact mass and count of the tokens before the band */
+    int64_t cnt_top;
+    const int32_t *list;  /* the band's tokens, ascending ids, and their units */
+    const uint32_t *list_bk;
+    int32_t n;
+} ms_band;
+
+/* The local unit of y (any y of the band): band_hist's / band_list's own formula. */
+static int32_t ms__band_unit(const ms_band *bd, float m, float y) {
+    const float d = (m - y) * bd->uscale;
+    return (d < (float)bd->u_top ? (int32_t)d : bd->u_top) - bd->u_lo;
+}
+
 static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fast_kernels *K, float m,
-                                uint64_t M, uint64_t p_q, int32_t min_keep, const uint64_t *hist,
-                                const uint32_t *hcnt, int32_t b_lo, int32_t b_hi, uint64_t mass_top,
-                                int64_t cnt_top, const int32_t *band, const uint32_t *band_bk, int32_t n_band,
-                                float *Y_out, uint64_t *kept_out) {
+                                uint64_t M, uint64_t p_q, int32_t min_keep, const ms_band *bd, float *Y_out,
+                                uint64_t *kept_out) {
     const int32_t V = job->V;
     const float *y = s->y, *w = s->w;
     int32_t *ids = (int32_t *)s->keys;
+    const uint64_t *hist = bd->hist;
+    const uint32_t *hcnt = bd->hcnt;
     /* every token before b_lo must be kept: fewer than mass_top strictly above each */
-    if (cnt_top > 0 && !ms__top_p_keeps(mass_top, M, p_q)) return -1;
-    uint64_t above = mass_top;
-    int64_t count = cnt_top;
+    if (bd->cnt_top > 0 && !ms__top_p_keeps(bd->mass_top, M, p_q)) return -1;
+    uint64_t above = bd->mass_top;
+    int64_t count = bd->cnt_top;
     float Y = ms__pos_inf();
-    int32_t need_min = cnt_top > 0 ? b_lo - 1 : -1; /* a kept bucket whose lowest y is the threshold */
-    uint64_t kept = mass_top; /* the mass of the tokens with y >= the threshold found so far */
-    bool decided = b_hi == MS_FAST_NB - 1;
-    for (int32_t b = b_lo; b <= b_hi; b++) {
+    /* a kept bucket whose lowest y is the threshold: before the band (coarse buckets, searched over
+     * the row), or a unit of the band (its tokens are listed) */
+    int32_t need_min = bd->cnt_top > 0 ? bd->b_lo - 1 : -1, need_unit = -1;
+    uint64_t kept = bd->mass_top; /* the mass of the tokens with y >= the threshold found so far */
+    bool decided = bd->last;
+    for (int32_t b = 0; b < bd->n_units; b++) {
         if (!hcnt[b]) continue;
         if (ms__top_p_keeps(above + hist[b], M, p_q)) {
-            /* every token of the bucket has less than above + hist[b] strictly above it */
+            /* every token of the unit has less than above + hist[b] strictly above it */
             above += hist[b];
             count += hcnt[b];
-            need_min = b;
+            need_min = -1;
+            need_unit = b;
             kept = above;
             continue;
         }
@@ -663,13 +699,13 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
             decided = true;
             break;
         }
-        /* the threshold is inside this bucket: the reference's walk over its tokens, sorted */
-        /* its ids from the band's list and buckets by vector compares (round 4: the scalar scan that
-         * recomputed each listed token's bucket mispredicted and was ~20 % of a flat top-p row) */
-        const int32_t n = K->band_pick(band, band_bk, n_band, (uint32_t)b, ids);
+        /* the threshold is inside this unit: its ids from the band's list and units by vector
+         * compares (round 4: the scalar scan that recomputed each listed token's bucket
+         * mispredicted and was ~20 % of a flat top-p row) */
+        const int32_t n = K->band_pick(bd->list, bd->list_bk, bd->n, bd->pick_base + (uint32_t)b, ids);
         if (n > 0 && 3 * (int64_t)n <= 2 * (int64_t)V) { /* q (8 bytes) and ord (4) for n fit in s->q */
             Y = ms__bucket_threshold(y, w, ids, n, above, count, M, p_q, min_keep, (uint32_t *)(s->q + n), s->q, &kept);
-            need_min = -1;
+            need_min = need_unit = -1;
         } else { /* a list too long for the select's room: sort it and walk */
             uint64_t *keys = s->q;
             for (int32_t i = 0; i < n; i++) keys[i] = ms__desc_key(y[ids[i]], (uint32_t)ids[i]);
@@ -686,7 +722,7 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
                 if (!(ms__top_p_keeps(gabove, M, p_q) || gstart < min_keep)) break;
                 Y = y[t];
                 kept = running;
-                need_min = -1;
+                need_min = need_unit = -1;
             }
         }
         above += hist[b];
@@ -697,7 +733,13 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
         }
     }
     if (!decided) return -2;
-    /* the last kept bucket was kept whole: its lowest y (buckets before b_lo: the nearest non-empty) */
+    /* the last kept unit was kept whole: its lowest y */
+    if (need_unit >= 0) {
+        const int32_t n = K->band_pick(bd->list, bd->list_bk, bd->n, bd->pick_base + (uint32_t)need_unit, ids);
+        for (int32_t i = 0; i < n; i++)
+            if (y[ids[i]] < Y) Y = y[ids[i]];
+    }
+    /* (buckets before b_lo: the nearest non-empty one, found over the row) */
     for (int32_t b = need_min; b >= 0; b--) {
         const int32_t n = K->bucket_ids(y, V, m, MS__SCALE, b, ids);
         for (int32_t i = 0; i < n; i++)
@@ -709,37 +751,64 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
     return 0;
 }
 
-/* The bucket range [b_lo, b_hi] likely to hold the top-p threshold, from a sample of y and w (runs
- * of 16 neighbours) and the exact total M. A sample with many comparable weights (a flat row)
+/* The top-p bracket's sample (round 7: taken before the exp pass): ns tokens of the row in runs of
+ * 16 neighbours, copied from s->y (x, before the division) into ws->sy and run through exp_mass,
+ * which gives each exactly the y and w the exp pass will give it (the same operations); their
+ * weights by bucket of y below the max in hw, hq (squares), hc. Returns ns (0: the row is too small
+ * to sample, V < 8192). */
+/* How often the top-p paths of round 7 ran (tests: that the forced cases reach them). */
+static atomic_llong ms__tp_counts[3];
+void ms__fast_top_p_counts(int64_t out[3]) {
+    for (int i = 0; i < 3; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
+}
+
+static int32_t ms__top_p_sample(ms_fast_ws *ws, const ms_fast_kernels *K, const float *x, int32_t V, float T,
+                                float m) {
+    if (V < 8192) return 0;
+    const int32_t ns = V / 8 < MS__BRACKET_SAMPLES ? V / 8 : MS__BRACKET_SAMPLES;
+    const int32_t stride = V / ns, run_gap = 16 * stride;
+    for (int32_t i = 0; i < ns; i += 16) /* sample i is x[(i >> 4) run_gap + (i & 15)] */
+        memcpy(ws->sy + i, x + (i >> 4) * run_gap, (size_t)(ns - i < 16 ? ns - i : 16) * sizeof *x);
+    uint64_t bs[MS__BRACKET_SAMPLES / MS_FAST_BLOCK + 1];
+    (void)K->exp_mass(ws->sy, ws->sw, ns, T, m, bs);
+    memset(ws->hw, 0, sizeof ws->hw);
+    memset(ws->hc, 0, sizeof ws->hc);
+    memset(ws->hq, 0, sizeof ws->hq);
+    double tot = 0, sq = 0;
+    for (int32_t i = 0; i < ns; i++) {
+        const float d = (m - ws->sy[i]) * MS__SCALE, w = ws->sw[i];
+        const int32_t b = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
+        ws->hw[b] += w;
+        ws->hc[b]++;
+        ws->hq[b] += (double)w * w;
+        tot += w;
+        sq += (double)w * w;
+    }
+    ws->s_tot = tot;
+    ws->s_sq = sq;
+    return ns;
+}
+
+/* A flat row's sample has many comparable weights (n_eff >= 256); a peaked one a few heavy tokens. */
+static bool ms__top_p_flat(const ms_fast_ws *ws) {
+    const double n_eff = ws->s_sq > 0 ? ws->s_tot * ws->s_tot / ws->s_sq : 0; /* the sample's effective size */
+    return n_eff >= 256;
+}
+
+/* The bucket range [b_lo, b_hi] likely to hold the top-p threshold, from the sample (ns tokens,
+ * ms__top_p_sample) and the exact total M. A sample with many comparable weights (a flat row)
  * locates the crossing of p well: see below. When a few heavy tokens hold the mass (a peaked row)
  * the fraction is unreliable but the crossing is among few tokens: take the top buckets holding
  * about 8192 tokens by the sampled counts, which are reliable. */
-static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, int32_t V, float m, double p,
-                              uint64_t M, int32_t *b_lo, int32_t *b_hi) {
+static void ms__top_p_bracket(const ms_fast_ws *ws, int32_t ns, int32_t V, double p, uint64_t M, int32_t *b_lo,
+                              int32_t *b_hi) {
     *b_lo = 0;
     *b_hi = MS_FAST_NB - 1;
-    if (V < 8192) return;
-    double *hw = ws->hw;
-    int32_t *hc = ws->hc;
-    memset(hw, 0, sizeof ws->hw);
-    memset(hc, 0, sizeof ws->hc);
-    double *hq = ws->hq;
-    memset(hq, 0, sizeof ws->hq);
-    const int32_t ns = V / 8 < MS__BRACKET_SAMPLES ? V / 8 : MS__BRACKET_SAMPLES;
-    const int32_t stride = V / ns, run_gap = 16 * stride;
-    double tot = 0, sq = 0;
-    for (int32_t i = 0; i < ns; i++) {
-        const int32_t t = (i >> 4) * run_gap + (i & 15);
-        float d = (m - y[t]) * MS__SCALE;
-        int32_t b = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
-        hw[b] += w[t];
-        hc[b]++;
-        hq[b] += (double)w[t] * w[t];
-        tot += w[t];
-        sq += (double)w[t] * w[t];
-    }
-    const double n_eff = sq > 0 ? tot * tot / sq : 0; /* the sample's effective size */
-    if (n_eff < 256) {
+    if (ns == 0) return;
+    const double *hw = ws->hw, *hq = ws->hq;
+    const int32_t *hc = ws->hc;
+    const int32_t stride = V / ns;
+    if (!ms__top_p_flat(ws)) {
         int64_t cnt = 0;
         int32_t b = 0;
         while (b < MS_FAST_NB - 1 && (cnt + (int64_t)hc[b]) * stride <= 8192) cnt += hc[b++];
@@ -776,6 +845,51 @@ static void ms__top_p_bracket(ms_fast_ws *ws, const float *y, const float *w, in
         if (lo > 0) *b_lo = lo;
         *b_hi = hi >= *b_lo ? hi : *b_lo;
     }
+}
+
+/* Round 7: the band's first bucket chosen before the exp pass, when M is not known yet, so that the
+ * exp pass sums the exact mass above it (exp_mass_top) and the band's pass reads y alone. Every
+ * token in buckets < b is kept when G(b) > (1 - p) M (G: the mass of buckets >= b): then the mass
+ * above any of them is below p M. Without M, D(b) = G(b) - (1 - p) M = sum over the tokens of
+ * w (1[bucket >= b] - (1 - p)) is estimated from the sample with its standard deviation (the heavy
+ * tokens enter with the factor 1 - p); b is the highest bucket where D > 0 at z deviations plus
+ * the slack. Returns 0 (no edge: the band's pass sums the mass above itself, band_hist) for a
+ * peaked or unsampled row, or when no bucket qualifies. The exp pass's exact sums check it. */
+static int32_t ms__top_p_pre_edge(const ms_fast_ws *ws, int32_t ns, int32_t V, double p) {
+    if (ns == 0 || !ms__top_p_flat(ws)) return 0;
+    const double *hw = ws->hw, *hq = ws->hq;
+    const int32_t *hc = ws->hc;
+    const double f = (double)V / ns, z = MS__BRACKET_Z, slack = MS__BRACKET_SLACK * f * ws->s_tot;
+    double g = 0, qg = 0;
+    for (int32_t b = MS_FAST_NB - 1; b > 0; b--) {
+        if (!hc[b]) continue;
+        g += hw[b];
+        qg += hq[b];
+        const double d = f * (g - (1.0 - p) * ws->s_tot);
+        const double var = f * f * (p * p * qg + (1.0 - p) * (1.0 - p) * (ws->s_sq - qg));
+        if (d - z * sqrt(var) - slack > 0) return b;
+    }
+    return 0;
+}
+
+/* The lowest y whose bucket (band_hist's min(NB - 1, trunc((m - y) scale)), monotone in y) is below
+ * b, 1 <= b <= NB: the tokens with y >= it are exactly those in buckets < b. A search over the
+ * floats' order (-inf included) with the scalar bucket itself, so the cut agrees with it exactly. */
+float ms__fast_bucket_cut(float m, int32_t b) {
+    /* order-preserving keys: k(-inf) .. k(m); the predicate holds at m (bucket 0) */
+    uint32_t lo = ~ms__f2u(ms__neg_inf()), hi;
+    const uint32_t um = ms__f2u(m);
+    hi = um & 0x80000000u ? ~um : um | 0x80000000u;
+    /* invariant: the predicate holds at hi; it fails below lo or lo is the first key */
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        const float v = ms__u2f(mid & 0x80000000u ? mid & 0x7fffffffu : ~mid);
+        const float d = (m - v) * MS__SCALE;
+        const int32_t bk = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
+        if (bk < b) hi = mid;
+        else lo = mid + 1;
+    }
+    return ms__u2f(hi & 0x80000000u ? hi & 0x7fffffffu : ~hi);
 }
 
 /* ---- one row over the pool's team (round 5) ------------------------------------------------------
@@ -889,6 +1003,26 @@ static void ms__split_band_hist(ms_fast_ws *ws, const ms_fast_kernels *K, const 
     *mass_top = top;
     *cnt_top = ntop;
     *n_band = n;
+}
+
+/* band_hist over [b_lo, b_hi] (over the team when split) into bd: its units are the buckets. */
+static void ms__band_hist_any(ms_fast_ws *ws, const ms_fast_kernels *K, bool split, const float *y, const float *w,
+                              int32_t V, float m, int32_t b_lo, int32_t b_hi, int32_t *band, ms_band *bd) {
+    if (split)
+        ms__split_band_hist(ws, K, y, w, V, m, b_lo, b_hi, ws->hist, ws->hcnt, &bd->mass_top, &bd->cnt_top, band,
+                            &bd->n);
+    else
+        K->band_hist(y, w, V, m, MS__SCALE, b_lo, b_hi, ws->hist, ws->hcnt, &bd->mass_top, &bd->cnt_top, band,
+                     ws->band_bk, &bd->n, ws->band_work);
+    bd->hist = ws->hist + b_lo;
+    bd->hcnt = ws->hcnt + b_lo;
+    bd->n_units = b_hi - b_lo + 1;
+    bd->uscale = MS__SCALE;
+    bd->u_lo = b_lo;
+    bd->u_top = MS_FAST_NB - 1;
+    bd->pick_base = (uint32_t)b_lo;
+    bd->b_lo = b_lo;
+    bd->last = b_hi == MS_FAST_NB - 1;
 }
 
 /* Which filters a row applies and whether a top-k cut comes first: ms__fast_row's path, and the
@@ -1205,36 +1339,63 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         ms__thresh_finish(job, s, K, ms__neg_inf(), M, bsum, draw, floor, out);
         return;
     }
-    uint64_t *hist = ws->hist;
-    uint32_t *hcnt = ws->hcnt;
-    const uint64_t M = split ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m) : K->exp_mass(s->y, s->w, V, T, m, bsum);
     const uint64_t p_q = ms__top_p_q(cfg->top_p);
+    const double pf = (double)p_q / 4294967296.0;
+    /* round 7: the bracket's sample before the exp pass; in a flat row it picks the band's first
+     * bucket b_e now, the exp pass sums the exact mass above it, and the band's pass reads y alone */
+    const int32_t ns = ms__top_p_sample(ws, K, s->y, V, T, m);
+    const int32_t b_e = split ? 0 : ms__top_p_pre_edge(ws, ns, V, pf);
+    const float y_e = b_e > 0 ? ms__fast_bucket_cut(m, b_e) : ms__pos_inf();
+    ms_band bd;
+    bd.mass_top = 0;
+    bd.cnt_top = 0;
+    const uint64_t M = split  ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m)
+                       : b_e > 0 ? K->exp_mass_top(s->y, s->w, V, T, m, bsum, y_e, &bd.mass_top, &bd.cnt_top)
+                                 : K->exp_mass(s->y, s->w, V, T, m, bsum);
     int32_t b_lo, b_hi;
-    ms__top_p_bracket(ws, s->y, s->w, V, m, (double)p_q / 4294967296.0, M, &b_lo, &b_hi);
-    uint64_t mass_top;
-    int64_t cnt_top;
+    ms__top_p_bracket(ws, ns, V, pf, M, &b_lo, &b_hi);
     float Y = ms__pos_inf();
     uint64_t kept = 0; /* the exact mass of the tokens with y >= Y (from the threshold's search) */
-    int32_t *band = (int32_t *)s->keys + V, n_band = 0; /* the upper half of keys (V entries: 2V ids) */
-    if (split)
-        ms__split_band_hist(ws, K, s->y, s->w, V, m, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
-    else
-        K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
-                     &n_band, ws->band_work);
+    int32_t *band = (int32_t *)s->keys + V; /* the upper half of keys (V entries: 2V ids) */
+    bd.list = band;
+    bd.list_bk = ws->band_bk;
+    const bool listed = b_e > 0 && !(bd.cnt_top > 0 && !ms__top_p_keeps(bd.mass_top, M, p_q));
+    if (listed) {
+        /* every token above b_e is kept (the mass above each is below p M): the band starts there,
+         * its end from the sample and the exact M as before; its units are the buckets split in F
+         * (as many as fit the workspace: 16 for bands of up to 64 buckets) */
+        b_lo = b_e;
+        if (b_hi < b_lo) b_hi = b_lo;
+        int32_t F = 16;
+        while (F > 1 && (b_hi - b_lo + 1) * F > MS__FINE_UNITS) F /= 2;
+        bd.uscale = MS__SCALE * (float)F;
+        bd.u_lo = b_lo * F;
+        bd.u_top = (b_hi + 1) * F - 1;
+        bd.n_units = bd.u_top - bd.u_lo + 1;
+        bd.pick_base = 0;
+        bd.b_lo = b_lo;
+        bd.last = b_hi == MS_FAST_NB - 1;
+        bd.hist = ws->fhist;
+        bd.hcnt = ws->fhcnt;
+        const float y_lo = b_hi + 1 < MS_FAST_NB ? ms__fast_bucket_cut(m, b_hi + 1) : ms__neg_inf();
+        K->band_list(s->y, s->w, V, m, bd.uscale, y_lo, y_e, bd.u_lo, bd.u_top, ws->fhist, ws->fhcnt, band,
+                     ws->band_bk, &bd.n);
+        atomic_fetch_add_explicit(&ms__tp_counts[0], 1, memory_order_relaxed);
+    } else {
+        if (b_e > 0) atomic_fetch_add_explicit(&ms__tp_counts[1], 1, memory_order_relaxed); /* the edge failed */
+        ms__band_hist_any(ws, K, split, s->y, s->w, V, m, b_lo, b_hi, band, &bd);
+    }
     for (int attempt = 0;; attempt++) {
-        const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, hist, hcnt, b_lo, b_hi,
-                                           mass_top, cnt_top, band, ws->band_bk, n_band, &Y, &kept);
+        const int rc = ms__top_p_threshold(job, s, K, m, M, p_q, cfg->top_p_min_keep, &bd, &Y, &kept);
         if (rc == 0) break;
+        if (attempt == 0 && listed)
+            atomic_fetch_add_explicit(&ms__tp_counts[2], 1, memory_order_relaxed);
         /* the sample misled: widen the side that failed (then both); b_lo = 0, b_hi = NB - 1 always
          * decides. Undecided means every token up to b_hi is kept, so the next range starts there. */
         if (rc == -1 || attempt > 0) b_lo = 0;
         if (rc == -2 && attempt == 0) b_lo = b_hi + 1 < MS_FAST_NB ? b_hi + 1 : b_lo;
         if (rc == -2 || attempt > 0) b_hi = MS_FAST_NB - 1;
-        if (split)
-            ms__split_band_hist(ws, K, s->y, s->w, V, m, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, &n_band);
-        else
-            K->band_hist(s->y, s->w, V, m, MS__SCALE, b_lo, b_hi, hist, hcnt, &mass_top, &cnt_top, band, ws->band_bk,
-                         &n_band, ws->band_work);
+        ms__band_hist_any(ws, K, split, s->y, s->w, V, m, b_lo, b_hi, band, &bd);
     }
     bool kept_ok = !ms__is_pos_inf(Y);
     if (cfg->top_p_first && k2 > 0 && k2 < V) {
@@ -1246,19 +1407,22 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
             kept_ok = false;
         }
     }
-    /* the kept mass: when Y's bucket bY is in the band, every token above the band is kept (mass_top),
-     * so is every token of the band's buckets before bY (whole buckets: their exact masses are in
-     * hist), and none after bY; only bY's own tokens are tested (round 4: no pass over the row) */
+    /* the kept mass: when Y's unit uY is in the band, every token above the band is kept (mass_top),
+     * so is every token of the band's units before uY (whole units: their exact masses are in
+     * hist), and none after uY; only uY's own tokens are tested (round 4: no pass over the row).
+     * Y is a token's y (or -inf): at most m, so its unit is >= 0 in band terms iff it is not above
+     * the band's first bucket */
     uint64_t total = kept;
-    const float dY = (m - Y) * MS__SCALE; /* Y is a token's y (or -inf): at most m */
+    const float dY = (m - Y) * MS__SCALE;
     const int32_t bY = dY < (float)(MS_FAST_NB - 1) ? (int32_t)dY : MS_FAST_NB - 1;
     if (kept_ok) {
         /* the search's own sum (round 5: the loop below over Y's bucket mispredicted its y >= Y) */
     } else if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
-        total = mass_top;
-        for (int32_t b = b_lo; b < bY; b++) total += hist[b];
+        const int32_t uY = ms__band_unit(&bd, m, Y);
+        total = bd.mass_top;
+        for (int32_t u = 0; u < uY; u++) total += bd.hist[u];
         int32_t *ids = (int32_t *)s->keys; /* the lower half: free again */
-        const int32_t n = K->band_pick(band, ws->band_bk, n_band, (uint32_t)bY, ids);
+        const int32_t n = K->band_pick(band, ws->band_bk, bd.n, bd.pick_base + (uint32_t)uY, ids);
         for (int32_t i = 0; i < n; i++)
             if (s->y[ids[i]] >= Y) total += ms__mass(s->w[ids[i]]);
     } else {

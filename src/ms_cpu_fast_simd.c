@@ -346,14 +346,21 @@ float MS__FN(max)(const float *y, int32_t V) {
 }
 
 /* y = y / T in place, w = exp(y - m) stored, and the exact mass of every block of MS_FAST_BLOCK
- * tokens in bsum; returns the row's total mass. m is finite. */
-uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum) {
-    const vf vT = ms__vsplat(T), vmx = ms__vsplat(m), vz = ms__vsplat(MS_FAST_ZERO_D);
+ * tokens in bsum; returns the row's total mass. m is finite. With top (a constant: the body is
+ * inlined twice), also the exact mass and count of the tokens whose y reaches ytop (round 7: the
+ * mass above a top-p band chosen before this pass, so that the band's own pass reads y only; six
+ * vector operations more per vector, where band_hist spent ~25 on that sum and the buckets). */
+static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(float *y, float *w, int32_t V, float T, float m,
+                                                                    uint64_t *bsum, const int top, float ytop,
+                                                                    uint64_t *mtop, int64_t *ctop) {
+    const vf vT = ms__vsplat(T), vmx = ms__vsplat(m), vz = ms__vsplat(MS_FAST_ZERO_D), vtop = ms__vsplat(ytop);
     const uint32_t all = W == 32 ? ~0u : (1u << W) - 1u;
-    uint64_t total = 0;
+    uint64_t total = 0, ttop = 0;
+    int64_t ntop = 0;
     for (int32_t b = 0; b * MS_FAST_BLOCK < V; b++) {
         const int32_t lo = b * MS_FAST_BLOCK, hi = lo + MS_FAST_BLOCK < V ? lo + MS_FAST_BLOCK : V;
-        vu sh = ms__vsplatu(0), sl = ms__vsplatu(0);
+        vu sh = ms__vsplatu(0), sl = ms__vsplatu(0), th = sh, tl = sh;
+        vi tc = (vi)sh;
         int32_t t = lo;
         for (; t + MS__U * W <= hi; t += MS__U * W) {
             vf yy[MS__U], d[MS__U], ww[MS__U];
@@ -365,8 +372,10 @@ uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint6
                 far &= (vi)(d[j] < vz);
             }
             if (ms__vbits(far) == all) {
-                /* every lane's mass is 0 (MS_FAST_ZERO_D): no exp, nothing to add */
+                /* every lane's mass is 0 (MS_FAST_ZERO_D): no exp, nothing to add (but the count) */
                 for (int j = 0; j < MS__U; j++) ms__vst(w + t + j * W, ms__vsplat(0.0f));
+                if (top)
+                    for (int j = 0; j < MS__U; j++) tc -= (vi)(ms__vld(y + t + j * W) >= vtop);
                 continue;
             }
             ms__vexp4(d, ww);
@@ -376,6 +385,13 @@ uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint6
                 ms__vmass(ww[j], &qh, &ql);
                 sh += qh;
                 sl += ql;
+                if (top) {
+                    /* y reloaded from the store above: yy kept live through the exp spilled */
+                    const vi ge = (vi)(ms__vld(y + t + j * W) >= vtop);
+                    th += qh & (vu)ge;
+                    tl += ql & (vu)ge;
+                    tc -= ge;
+                }
             }
         }
         for (; t + W <= hi; t += W) {
@@ -387,17 +403,45 @@ uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint6
             ms__vmass(ww, &qh, &ql);
             sh += qh;
             sl += ql;
+            if (top) {
+                const vi ge = (vi)(yy >= vtop);
+                th += qh & (vu)ge;
+                tl += ql & (vu)ge;
+                tc -= ge;
+            }
         }
         uint64_t s = ms__hsum_mass(sh, sl);
+        if (top) {
+            ttop += ms__hsum_mass(th, tl);
+            for (int i = 0; i < W; i++) ntop += tc[i];
+        }
         for (; t < hi; t++) {
             y[t] = y[t] / T;
             w[t] = ms__exp(y[t] - m);
-            s += ms__mass(w[t]);
+            const uint64_t q = ms__mass(w[t]);
+            s += q;
+            if (top && y[t] >= ytop) {
+                ttop += q;
+                ntop++;
+            }
         }
         bsum[b] = s;
         total += s;
     }
+    if (top) {
+        *mtop = ttop;
+        *ctop = ntop;
+    }
     return total;
+}
+
+uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum) {
+    return ms__exp_mass_t(y, w, V, T, m, bsum, 0, 0.0f, NULL, NULL);
+}
+
+uint64_t MS__FN(exp_mass_top)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum, float ytop,
+                              uint64_t *mass_top, int64_t *cnt_top) {
+    return ms__exp_mass_t(y, w, V, T, m, bsum, 1, ytop, mass_top, cnt_top);
 }
 
 /* The ids t (ascending) with y[t] >= tau; returns their count. */
@@ -681,6 +725,66 @@ void MS__FN(band_hist)(const float *y, const float *w, int32_t V, float m, float
     *n_list = n;
 }
 
+/* (round 7) The band's pass when the mass above it is known (exp_mass_top): the tokens with
+ * ylo <= y < yhi listed ascending by two compares on y alone (no bucket, no mass in the vector
+ * loop: band_hist's ~35 vector operations per vector become ~8), then, per listed token, its unit
+ * min(u_top, trunc((m - y) uscale)) - u_lo into list_bk and its exact mass and count into hist,
+ * hcnt (u_top - u_lo + 1 entries, zeroed here; the callers' cuts put every listed token's unit
+ * there). uscale may be a power-of-two multiple of band_hist's scale: finer units of the same
+ * buckets. list: room for V (n <= t), list_bk: V + 16. */
+void MS__FN(band_list)(const float *y, const float *w, int32_t V, float m, float uscale, float ylo, float yhi,
+                       int32_t u_lo, int32_t u_top, uint64_t *hist, uint32_t *hcnt, int32_t *list, uint32_t *list_bk,
+                       int32_t *n_list) {
+    memset(hist, 0, (size_t)(u_top - u_lo + 1) * sizeof *hist);
+    memset(hcnt, 0, (size_t)(u_top - u_lo + 1) * sizeof *hcnt);
+    int32_t n = 0, t = 0;
+#if W == 16 && defined(__AVX512F__)
+    const __m512 vlo = _mm512_set1_ps(ylo), vhi = _mm512_set1_ps(yhi);
+#else
+    const vf vlo = ms__vsplat(ylo), vhi = ms__vsplat(yhi);
+#endif
+    while (t < V) {
+        /* a block at a time, so that its listed tokens' y and w are read back while in L1 */
+        const int32_t end = t + MS_FAST_BLOCK < V ? t + MS_FAST_BLOCK : V, n0 = n;
+#if W == 16 && defined(__AVX512F__)
+        for (; t + W <= end; t += W) {
+            const __m512 yy = _mm512_loadu_ps(y + t);
+            const __mmask16 in = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(yy, vlo, _CMP_GE_OQ), yy, vhi, _CMP_LT_OQ);
+            ms__zpack(list + n, in, ms__ziota(t)); /* room: n <= t, t + 16 <= V */
+            n += __builtin_popcount((uint32_t)in);
+        }
+#else
+        for (; t + W <= end; t += W) {
+            const vf yy = ms__vld(y + t);
+            const uint32_t bits = ms__vbits((vi)(yy >= vlo) & (vi)(yy < vhi));
+#if W == 8 && defined(__AVX2__)
+            /* no branch: whether a vector holds band tokens is unpredictable (~7-10 % of a flat
+             * row's tokens are listed, so about half the vectors hold one) */
+            const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ms__compress_lut[bits]));
+            const __m256i id = _mm256_add_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            _mm256_storeu_si256((__m256i *)(list + n), _mm256_permutevar8x32_epi32(id, idx));
+            n += __builtin_popcount(bits);
+#else
+            n = ms__vlist(list, n, bits, t);
+#endif
+        }
+#endif
+        for (; t < end; t++) {
+            list[n] = t;
+            n += y[t] >= ylo && y[t] < yhi;
+        }
+        for (int32_t i = n0; i < n; i++) {
+            const int32_t u = list[i];
+            const float d = (m - y[u]) * uscale; /* band_hist's bucket at uscale, scalar */
+            const int32_t bk = (d < (float)u_top ? (int32_t)d : u_top) - u_lo;
+            list_bk[i] = (uint32_t)bk;
+            hist[bk] += ms__mass(w[u]);
+            hcnt[bk]++;
+        }
+    }
+    *n_list = n;
+}
+
 /* The ids (ascending) of the tokens in bucket `which`. */
 int32_t MS__FN(bucket_ids)(const float *y, int32_t V, float m, float scale, int32_t which, int32_t *ids) {
     const vf vmx = ms__vsplat(m), vsc = ms__vsplat(scale);
@@ -754,5 +858,5 @@ uint64_t MS__FN(mass_ge)(const float *y, const float *w, int32_t lo, int32_t hi,
 const ms_fast_kernels MS__FN(kernels) = {
     MS_FAST_LABEL,
     MS__FN(load_max), MS__FN(max), MS__FN(exp_mass), MS__FN(band_hist), MS__FN(select_ge), MS__FN(bucket_ids),
-    MS__FN(mass_ge), MS__FN(first_ge), MS__FN(band_pick),
+    MS__FN(mass_ge), MS__FN(first_ge), MS__FN(band_pick), MS__FN(exp_mass_top), MS__FN(band_list),
 };

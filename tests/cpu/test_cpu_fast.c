@@ -375,9 +375,17 @@ TEST(cpu_fast_bracket_misleads) {
     fx_init(&f, V);
     ms_trng r = {113};
     int saved = ms__cpu_fast_level();
-    for (int i = 0; i < 8; i++) {
+    int64_t c0[3], c1[3];
+    ms__fast_top_p_counts(c0);
+    for (int i = 0; i < 10; i++) {
         const float shift = i % 2 ? 3.0f : -3.0f;
-        for (int32_t t = 0; t < V; t++) f.x[t] = (float)ms_trng_normal(&r) + (t % 128 < 16 ? shift : 0.0f);
+        for (int32_t t = 0; t < V; t++) f.x[t] = (float)ms_trng_normal(&r) + (t % 128 < 16 && i < 8 ? shift : 0.0f);
+        /* cases 8, 9 (round 7): only the sampled runs' light tokens lowered, so the sample sees the
+         * heavy tokens right (the pre-sampled band's first bucket holds) but too little mass in the
+         * tail: the band ends too early and must widen after band_list */
+        if (i >= 8)
+            for (int32_t t = 0; t < V; t++)
+                if (t % 128 < 16 && f.x[t] < 0.5f) f.x[t] -= 3.0f;
         ms_req_config cfg = ms_req_config_default();
         cfg.temperature = 0.7f;
         cfg.top_p = i / 4 ? 0.5f : 0.9f;
@@ -395,6 +403,14 @@ TEST(cpu_fast_bracket_misleads) {
         snprintf(what, sizeof what, "bracket V=%d case %d shift %g p=%g", (int)V, i, shift, cfg.top_p);
         compare_job_levels(&f, &job, what);
     }
+    /* round 7's paths were reached: the pre-sampled band (shift +3: the sample's band lies above
+     * the crossing, so it widens), its edge found wrong (shift -3), the band widened after it */
+    ms__fast_top_p_counts(c1);
+    printf("# top-p rows: pre-sampled band %lld, its edge wrong %lld, widened after it %lld\n",
+           (long long)(c1[0] - c0[0]), (long long)(c1[1] - c0[1]), (long long)(c1[2] - c0[2]));
+    CHECK(c1[0] > c0[0]);
+    CHECK(c1[1] > c0[1]);
+    CHECK(c1[2] > c0[2]);
     ms__cpu_fast_set_level(saved);
     fx_free(&f);
 }
@@ -686,6 +702,19 @@ static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *
         default: break;
         }
     }
+    /* tokens exactly at the band cuts below (ms__fast_bucket_cut) and one float under them, spread
+     * over the row (the vector lanes and the scalar tail), so that >= and < at the cuts matter */
+    {
+        static const int32_t cut_b[] = {5, 32, 33, 41, 61, MS_FAST_NB - 1};
+        int32_t k = 0;
+        for (size_t i = 0; i < sizeof cut_b / sizeof *cut_b; i++)
+            for (int j = 0; j < 4; j++, k++) {
+                const float c = ms__fast_bucket_cut(m, cut_b[i]);
+                const int32_t t = (int32_t)(((int64_t)k * 7919 + 3) % V);
+                y[t] = j % 2 ? nextafterf(c, ms__neg_inf()) : c;
+                if (j == 3 && V > 1) y[V - 1] = c; /* the last token: the scalar tail of most sizes */
+            }
+    }
     /* select_ge: full, empty, middle and exact-value thresholds; ids has room for V */
     const float taus[5] = {ms__neg_inf(), ms__pos_inf(), m - 20.0f, y[V / 2], m};
     for (int i = 0; i < 5; i++) {
@@ -754,6 +783,81 @@ static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *
             CHECK_MSG(guard_ok(pa, nla + 16), "%s band_pick n=%d wrote past n + 16", L, (int)nla);
             free(pa); free(pb);
         }
+        /* band_list (round 7) over the same band, cut by ms__fast_bucket_cut: at the buckets' own
+         * scale it must give band_hist's list, buckets (less b_lo) and per-bucket sums; at 16x finer
+         * units each unit must lie inside its bucket, and the sums must add up to the bucket's */
+        if (blo > 0) {
+            const float yhi = ms__fast_bucket_cut(m, blo);
+            const float ylo = bhi + 1 < MS_FAST_NB ? ms__fast_bucket_cut(m, bhi + 1) : ms__neg_inf();
+            for (int f = 1; f <= 16; f *= 16) {
+                const int32_t nu = (bhi - blo + 1) * f;
+                uint64_t *fh = (uint64_t *)malloc((size_t)nu * 8), *fg = (uint64_t *)malloc((size_t)nu * 8);
+                uint32_t *fc = (uint32_t *)malloc((size_t)nu * 4), *fcg = (uint32_t *)malloc((size_t)nu * 4);
+                uint32_t *la2 = guarded(V + 16), *ka2 = guarded(V + 16), *lg2 = guarded(V + 16), *kg2 = guarded(V + 16);
+                int32_t n2 = -1, ng2 = -2;
+                K->band_list(y, w, V, m, scale * (float)f, ylo, yhi, blo * f, (bhi + 1) * f - 1, fh, fc, (int32_t *)la2,
+                             ka2, &n2);
+                G->band_list(y, w, V, m, scale * (float)f, ylo, yhi, blo * f, (bhi + 1) * f - 1, fg, fcg, (int32_t *)lg2,
+                             kg2, &ng2);
+                int same2 = n2 == ng2 && memcmp(la2, lg2, (size_t)n2 * 4) == 0 && memcmp(ka2, kg2, (size_t)n2 * 4) == 0;
+                for (int32_t u = 0; same2 && u < nu; u++) same2 = fh[u] == fg[u] && fc[u] == fcg[u];
+                CHECK_MSG(same2, "%s band_list V=%d band [%d, %d] f %d: %d vs %d listed", L, (int)V, (int)blo, (int)bhi,
+                          f, (int)n2, (int)ng2);
+                CHECK_MSG(guard_ok(la2, V + 16) && guard_ok(ka2, V + 16), "%s band_list V=%d wrote past V + 16", L,
+                          (int)V);
+                /* against band_hist (the generic one's outputs, lb / kb / hb / cb) */
+                int agree = n2 == nlb && memcmp(la2, lb, (size_t)n2 * 4) == 0;
+                for (int32_t i2 = 0; agree && i2 < n2; i2++) agree = ka2[i2] / (uint32_t)f == kb[i2] - (uint32_t)blo;
+                for (int32_t bb = blo; agree && bb <= bhi; bb++) {
+                    uint64_t hs = 0;
+                    uint32_t cs = 0;
+                    for (int32_t u = (bb - blo) * f; u < (bb - blo + 1) * f; u++) {
+                        hs += fh[u];
+                        cs += fc[u];
+                    }
+                    agree = hs == hb[bb] && cs == cb[bb];
+                }
+                CHECK_MSG(agree, "%s band_list V=%d band [%d, %d] f %d differs from band_hist (%d vs %d listed)", L,
+                          (int)V, (int)blo, (int)bhi, f, (int)n2, (int)nlb);
+                free(fh); free(fg); free(fc); free(fcg); free(la2); free(ka2); free(lg2); free(kg2);
+            }
+            /* exp_mass_top: the mass and count of y >= yhi (after the division) are band_hist's
+             * mass_top and cnt_top when T = 1; and y, w, the block masses and M are exp_mass's */
+            float *y1 = (float *)malloc((size_t)V * 4), *y2 = (float *)malloc((size_t)V * 4);
+            float *w1 = (float *)malloc((size_t)V * 4), *w2 = (float *)malloc((size_t)V * 4);
+            const int32_t nbk = (V + MS_FAST_BLOCK - 1) / MS_FAST_BLOCK;
+            uint64_t *b1 = (uint64_t *)calloc((size_t)nbk, 8), *b2 = (uint64_t *)calloc((size_t)nbk, 8);
+            for (int tcase = 0; tcase < 2; tcase++) {
+                const float T = tcase ? 0.7f : 1.0f;
+                memcpy(y1, y, (size_t)V * 4);
+                memcpy(y2, y, (size_t)V * 4);
+                uint64_t mt = 1;
+                int64_t ct = -1;
+                const uint64_t M1 = K->exp_mass_top(y1, w1, V, T, m / T, b1, yhi, &mt, &ct);
+                const uint64_t M2 = G->exp_mass(y2, w2, V, T, m / T, b2);
+                int same3 = M1 == M2 && memcmp(y1, y2, (size_t)V * 4) == 0 && memcmp(w1, w2, (size_t)V * 4) == 0 &&
+                            memcmp(b1, b2, (size_t)nbk * 8) == 0;
+                uint64_t ms = 0;
+                int64_t cs = 0;
+                for (int32_t t = 0; t < V; t++)
+                    if (y2[t] >= yhi) {
+                        ms += ms__mass(w2[t]);
+                        cs++;
+                    }
+                same3 = same3 && mt == ms && ct == cs;
+                if (T == 1.0f) { /* band_hist's own mass above b_lo over these y, w */
+                    uint64_t t3 = 0;
+                    int64_t n3 = 0;
+                    int32_t nl3 = 0;
+                    G->band_hist(y2, w2, V, m, scale, blo, bhi, hb, cb, &t3, &n3, (int32_t *)lb, kb, &nl3, work);
+                    same3 = same3 && mt == t3 && ct == n3;
+                }
+                CHECK_MSG(same3, "%s exp_mass_top V=%d T %g cut of bucket %d: M %llu vs %llu, top %llu/%lld vs %llu/%lld",
+                          L, (int)V, (double)T, (int)blo, (unsigned long long)M1, (unsigned long long)M2,
+                          (unsigned long long)mt, (long long)ct, (unsigned long long)ms, (long long)cs);
+            }
+            free(y1); free(y2); free(w1); free(w2); free(b1); free(b2);
+        }
         free(la); free(lb); free(ka); free(kb); free(work);
     }
     free(y); free(w); free(yk); free(yg);
@@ -765,7 +869,7 @@ TEST(cpu_fast_kernel_edges) {
     static const int32_t sizes[] = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1023, 1024, 1040, 2048, 2063, 5000};
     ms_trng r = {71};
     int levels = 0;
-    for (int l = MS_FAST_W16; l < MS_FAST_N_LEVELS; l++) {
+    for (int l = MS_FAST_GENERIC; l < MS_FAST_N_LEVELS; l++) { /* generic too: against band_hist, scalar sums */
         const ms_fast_kernels *K = ms__cpu_fast_kernels(l);
         if (!K) continue;
         levels++;
