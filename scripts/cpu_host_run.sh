@@ -13,6 +13,8 @@
 #   base   the working tree with the files under .devcarry/cpu6/base/ laid over it (e.g. the committed
 #          src/ms_cpu_fast_simd.c before a change: the "before" of an A/B in the same call)
 #   other  the working tree built with the C flags in $FLAGS_<name> (u4: -DMS_FAST_U16=4 by default)
+# Round 7: BASEDIR names the overlay of variant base (default .devcarry/cpu6/base; .devcarry/cpu7/base holds
+# f4a63fc's fast row), ROWAB=1 the in-process A/B of whole rows below (.devcarry/cpu7).
 # Environment: JOBS (build, default 16), TARGETS (new's build targets, default all), CTEST_R (ctest -R
 # pattern instead of the default -E 'python|cli|oracle'), VARIANTS (default "new"), VOCABS (default
 # 151936; VOCABS2 for the two-thread runs, default VOCABS), REPS (default 15), ROUNDS (how many
@@ -26,6 +28,7 @@ JS=$OUT/cpu6_bench.jsonl
 : >"$LOG"
 : >"$JS"
 VARIANTS=${VARIANTS:-new}
+BASEDIR=${BASEDIR:-.devcarry/cpu6/base} # round 7: .devcarry/cpu7/base (f4a63fc's fast row)
 VOCABS=${VOCABS:-151936}
 REPS=${REPS:-15}
 ROUNDS=${ROUNDS:-2}
@@ -64,12 +67,12 @@ for v in $VARIANTS; do
   case $v in
   new) build build-c6 . ON ${TARGETS:+--target $TARGETS} && BIN[new]=build-c6/programs/msample ;;
   base)
-    if [ -d .devcarry/cpu6/base ]; then
+    if [ -d "$BASEDIR" ]; then
       rm -rf /tmp/c6base && mkdir -p /tmp/c6base &&
         tar --exclude='./build*' --exclude=./.git --exclude=./.devcarry -cf - . | tar -xf - -C /tmp/c6base &&
-        cp -r .devcarry/cpu6/base/. /tmp/c6base/ && build /tmp/c6base/b /tmp/c6base OFF && BIN[base]=/tmp/c6base/b/programs/msample
+        cp -r "$BASEDIR"/. /tmp/c6base/ && build /tmp/c6base/b /tmp/c6base OFF --target msample && BIN[base]=/tmp/c6base/b/programs/msample
     else
-      say "no .devcarry/cpu6/base: variant base skipped"
+      say "no $BASEDIR: variant base skipped"
     fi ;;
   *) # any other name: the working tree built with the C flags in FLAGS_<name> (u4: -DMS_FAST_U16=4)
     fl=FLAGS_$v
@@ -96,6 +99,36 @@ if [ "${KBENCH:-0}" = 1 ] && [ -f .devcarry/cpu6/kbench.c ]; then
     lib=$(dirname "$(dirname "${BIN[$v]}")")/libmsampler.a
     gcc -O2 -std=c11 -Isrc -Iinclude .devcarry/cpu6/kbench.c "$lib" -lm -lpthread -o /tmp/kbench_$v &&
       { say "kbench $v (taskset -c $C1)"; timeout 30 taskset -c "$C1" /tmp/kbench_$v 151936 60 | tee -a "$LOG"; }
+  done
+fi
+
+# round 7: whole rows from cache-cold memory, the old fast row (the sources in .devcarry/cpu7/old, its
+# kernels renamed) against the tree's, in one process over the same 64 rows, alternating
+# (.devcarry/cpu7/rowab.c; the host's drifting speed then hits both alike), per level
+if [ "${ROWAB:-0}" = 1 ] && [ -f .devcarry/cpu7/rowab.c ] && [ -f build-c6/libmsampler.a ]; then
+  R="-Dms__cpu_fast_kernels=X_k -Dms__cpu_fast_level=X_l -Dms__cpu_fast_level_name=X_ln -Dms__cpu_fast_level_ok=X_lo"
+  R="$R -Dms__cpu_fast_set_level=X_sl -Dms__fast_bucket_cut=X_bc -Dms__fast_row=X_fast_row -Dms__fast_row_splits=X_rs"
+  R="$R -Dms__fast_scratch_free=X_sf -Dms__fast_scratch_init=X_scratch_init -Dms__fast_scratch_team=X_st -Dms__fast_top_p_counts=X_tc"
+  F="-O3 -DNDEBUG -std=c11 -ffp-contract=off -fno-fast-math -DMS_CPU_FAST_X86 -Iinclude"
+  O="-Dms__fast_generic_kernels=ms__fast_ogeneric_kernels -Dms__fast_w16_kernels=ms__fast_ow16_kernels"
+  O="$O -Dms__fast_avx2_kernels=ms__fast_oavx2_kernels -Dms__fast_avx512_kernels=ms__fast_oavx512_kernels"
+  d=.devcarry/cpu7/old
+  (gcc $F -I$d ${R//X_/A_} $O -c $d/ms_cpu_fast.c -o /tmp/fa.o &&
+    gcc $F -I$d -DMS_FAST_W=4 -DMS_FAST_NAME=ogeneric -DMS_FAST_LABEL='"generic"' -c $d/ms_cpu_fast_simd.c -o /tmp/og.o &&
+    gcc $F -I$d -DMS_FAST_W=16 -DMS_FAST_NAME=ow16 -DMS_FAST_LABEL='"w16"' -Wno-psabi -c $d/ms_cpu_fast_simd.c -o /tmp/ow.o &&
+    gcc $F -I$d -mavx2 -DMS_FAST_W=8 -DMS_FAST_NAME=oavx2 -DMS_FAST_LABEL='"avx2"' -c $d/ms_cpu_fast_simd.c -o /tmp/oa.o &&
+    gcc $F -I$d -mavx512f -mavx512bw -mavx512dq -mavx512vl -DMS_FAST_W=16 -DMS_FAST_NAME=oavx512 -DMS_FAST_LABEL='"avx512"' \
+      -c $d/ms_cpu_fast_simd.c -o /tmp/o5.o &&
+    gcc $F -Isrc ${R//X_/B_} -c src/ms_cpu_fast.c -o /tmp/fb.o &&
+    gcc -O2 -std=c11 -Isrc -Iinclude .devcarry/cpu7/rowab.c /tmp/fa.o /tmp/og.o /tmp/ow.o /tmp/oa.o /tmp/o5.o /tmp/fb.o \
+      build-c6/libmsampler.a -lm -lpthread -o /tmp/rowab) >>"$LOG" 2>&1
+  say "rowab build: exit $?"
+  for L in avx2 avx512; do
+    for a in "0 0" "1 0" "0 1" "1 1"; do
+      set -- $a
+      r=$(MSAMPLER_CPU_LEVEL=$L timeout 30 taskset -c "$C1" /tmp/rowab 151936 "$1" "${ROWAB_IT:-20}" "$2" 2>&1)
+      say "rowab $L (A: f4a63fc, B: tree): $r"
+    done
   done
 fi
 
