@@ -121,8 +121,9 @@ void ms__fast_scratch_free(ms_scratch *s);
  * is below b (1 <= b <= NB): y >= it iff the bucket is < b. */
 float ms__fast_bucket_cut(float m, int32_t b);
 /* (tests) How many top-p rows took the pre-sampled band (exp_mass_top + band_list), found its edge
- * wrong (the mass above it too large: band_hist instead), or widened it afterwards. */
-void ms__fast_top_p_counts(int64_t out[3]);
+ * wrong (the mass above it too large: band_hist instead), widened it afterwards, or took it over
+ * the team (a split row). */
+void ms__fast_top_p_counts(int64_t out[4]);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
 const char *ms__cpu_fast_level_name(int level);

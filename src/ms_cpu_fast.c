@@ -124,6 +124,9 @@ typedef struct ms_fast_ws {
     int32_t *c_n;
     uint64_t *c_hist; /* n_chunks x MS_FAST_NB */
     uint32_t *c_hcnt;
+    uint64_t *c_top;  /* round 7: per chunk, exp_mass_top's mass above the band */
+    uint64_t *c_fhist; /* n_chunks x MS__FINE_UNITS: band_list's per-chunk units */
+    uint32_t *c_fhcnt;
     uint32_t *s_work; /* n_slots x MS_FAST_BAND_WORK */
 } ms_fast_ws;
 
@@ -150,6 +153,9 @@ static void ms__fast_team_free(ms_fast_ws *ws) {
     free(ws->c_n);
     free(ws->c_hist);
     free(ws->c_hcnt);
+    free(ws->c_top);
+    free(ws->c_fhist);
+    free(ws->c_fhcnt);
     free(ws->s_work);
     ws->team = NULL;
 }
@@ -165,8 +171,12 @@ int ms__fast_scratch_team(ms_scratch *s, ms_cpu_team *team, int32_t n_slots) {
     ws->c_n = (int32_t *)calloc(nc, sizeof *ws->c_n);
     ws->c_hist = (uint64_t *)calloc(nc * MS_FAST_NB, sizeof *ws->c_hist);
     ws->c_hcnt = (uint32_t *)calloc(nc * MS_FAST_NB, sizeof *ws->c_hcnt);
+    ws->c_top = (uint64_t *)calloc(nc, sizeof *ws->c_top);
+    ws->c_fhist = (uint64_t *)calloc(nc * MS__FINE_UNITS, sizeof *ws->c_fhist);
+    ws->c_fhcnt = (uint32_t *)calloc(nc * MS__FINE_UNITS, sizeof *ws->c_fhcnt);
     ws->s_work = (uint32_t *)calloc((size_t)n_slots * MS_FAST_BAND_WORK, sizeof *ws->s_work);
-    if (!ws->c_max || !ws->c_mass || !ws->c_cnt || !ws->c_n || !ws->c_hist || !ws->c_hcnt || !ws->s_work) {
+    if (!ws->c_max || !ws->c_mass || !ws->c_cnt || !ws->c_n || !ws->c_hist || !ws->c_hcnt || !ws->c_top || !ws->c_fhist ||
+        !ws->c_fhcnt || !ws->s_work) {
         ms__fast_team_free(ws);
         return MS_ENOMEM;
     }
@@ -765,9 +775,9 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
  * weights by bucket of y below the max in hw, hq (squares), hc. Returns ns (0: the row is too small
  * to sample, V < 8192). */
 /* How often the top-p paths of round 7 ran (tests: that the forced cases reach them). */
-static atomic_llong ms__tp_counts[3];
-void ms__fast_top_p_counts(int64_t out[3]) {
-    for (int i = 0; i < 3; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
+static atomic_llong ms__tp_counts[4];
+void ms__fast_top_p_counts(int64_t out[4]) {
+    for (int i = 0; i < 4; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
 }
 
 static int32_t ms__top_p_sample(ms_fast_ws *ws, const ms_fast_kernels *K, const float *x, int32_t V, float T,
@@ -915,6 +925,9 @@ typedef struct ms_split_ctx {
     float *y, *w;
     int32_t b_lo, b_hi; /* band */
     int32_t *band;
+    float ytop;         /* round 7: exp_mass_top's cut; band_list's cuts and units */
+    float ylo, uscale;
+    int32_t u_lo, u_top;
 } ms_split_ctx;
 
 static inline int32_t ms__chunk_len(int32_t V, int32_t c) {
@@ -939,6 +952,25 @@ static void ms__split_exp_chunk(void *arg, int32_t c, int32_t slot) {
                                       x->ws->bsum + lo / MS_FAST_BLOCK);
 }
 
+static void ms__split_exp_top_chunk(void *arg, int32_t c, int32_t slot) {
+    const ms_split_ctx *x = (const ms_split_ctx *)arg;
+    (void)slot;
+    const int32_t lo = c * MS_FAST_CHUNK;
+    x->ws->c_mass[c] = x->K->exp_mass_top(x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->T, x->m,
+                                          x->ws->bsum + lo / MS_FAST_BLOCK, x->ytop, &x->ws->c_top[c], &x->ws->c_cnt[c]);
+}
+
+static void ms__split_list_chunk(void *arg, int32_t c, int32_t slot) {
+    const ms_split_ctx *x = (const ms_split_ctx *)arg;
+    ms_fast_ws *ws = x->ws;
+    (void)slot;
+    const int32_t lo = c * MS_FAST_CHUNK;
+    /* the chunk lists into its own range of band, as band_hist's chunks */
+    x->K->band_list(x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->m, x->uscale, x->ylo, x->ytop, x->u_lo, x->u_top,
+                    ws->c_fhist + (size_t)c * MS__FINE_UNITS, ws->c_fhcnt + (size_t)c * MS__FINE_UNITS, x->band + lo,
+                    ws->band_bk + lo, &ws->c_n[c]);
+}
+
 static void ms__split_band_chunk(void *arg, int32_t c, int32_t slot) {
     const ms_split_ctx *x = (const ms_split_ctx *)arg;
     ms_fast_ws *ws = x->ws;
@@ -960,7 +992,7 @@ static bool ms__split_on(const ms_fast_ws *ws, int32_t V) {
 
 static float ms__split_load_max(ms_fast_ws *ws, const ms_row_job *job, const ms_fast_kernels *K, const uint64_t *seen,
                                 float r, float *y) {
-    ms_split_ctx x = {K, ws, job->V, job, seen, r, 1.0f, 0.0f, y, NULL, 0, 0, NULL};
+    ms_split_ctx x = {K, ws, job->V, job, seen, r, 1.0f, 0.0f, y, NULL, 0, 0, NULL, 0.0f, 0.0f, 0.0f, 0, 0};
     const int32_t nc = ms__n_chunks(job->V);
     ms__cpu_team_for(ws->team, nc, ms__split_load_chunk, &x);
     float mx = ws->c_max[0];
@@ -971,7 +1003,7 @@ static float ms__split_load_max(ms_fast_ws *ws, const ms_row_job *job, const ms_
 
 static uint64_t ms__split_exp_mass(ms_fast_ws *ws, const ms_fast_kernels *K, float *y, float *w, int32_t V, float T,
                                    float m) {
-    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL};
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL, 0.0f, 0.0f, 0.0f, 0, 0};
     const int32_t nc = ms__n_chunks(V);
     ms__cpu_team_for(ws->team, nc, ms__split_exp_chunk, &x);
     uint64_t M = 0;
@@ -979,11 +1011,56 @@ static uint64_t ms__split_exp_mass(ms_fast_ws *ws, const ms_fast_kernels *K, flo
     return M;
 }
 
+/* exp_mass_top over the team: the same y, w, block masses, M, mass and count above ytop */
+static uint64_t ms__split_exp_mass_top(ms_fast_ws *ws, const ms_fast_kernels *K, float *y, float *w, int32_t V, float T,
+                                       float m, float ytop, uint64_t *mass_top, int64_t *cnt_top) {
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL, ytop, 0.0f, 0.0f, 0, 0};
+    const int32_t nc = ms__n_chunks(V);
+    ms__cpu_team_for(ws->team, nc, ms__split_exp_top_chunk, &x);
+    uint64_t M = 0, top = 0;
+    int64_t ntop = 0;
+    for (int32_t c = 0; c < nc; c++) {
+        M += ws->c_mass[c];
+        top += ws->c_top[c];
+        ntop += ws->c_cnt[c];
+    }
+    *mass_top = top;
+    *cnt_top = ntop;
+    return M;
+}
+
+/* band_list over the team: the same units' sums and list as one band_list call */
+static void ms__split_band_list(ms_fast_ws *ws, const ms_fast_kernels *K, const float *y, const float *w, int32_t V,
+                                float m, float uscale, float ylo, float yhi, int32_t u_lo, int32_t u_top, uint64_t *hist,
+                                uint32_t *hcnt, int32_t *band, int32_t *n_band) {
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, 0, 0, band, yhi, ylo, uscale, u_lo, u_top};
+    const int32_t nc = ms__n_chunks(V), nu = u_top - u_lo + 1;
+    ms__cpu_team_for(ws->team, nc, ms__split_list_chunk, &x);
+    memset(hist, 0, (size_t)nu * sizeof *hist);
+    memset(hcnt, 0, (size_t)nu * sizeof *hcnt);
+    int32_t n = 0;
+    for (int32_t c = 0; c < nc; c++) {
+        const uint64_t *ch = ws->c_fhist + (size_t)c * MS__FINE_UNITS;
+        const uint32_t *cc = ws->c_fhcnt + (size_t)c * MS__FINE_UNITS;
+        for (int32_t u = 0; u < nu; u++) {
+            hist[u] += ch[u];
+            hcnt[u] += cc[u];
+        }
+        const int32_t lo = c * MS_FAST_CHUNK, cn = ws->c_n[c];
+        for (int32_t i = 0; i < cn; i++) { /* moved down to follow the previous chunks' (n <= lo) */
+            band[n + i] = band[lo + i] + lo;
+            ws->band_bk[n + i] = ws->band_bk[lo + i];
+        }
+        n += cn;
+    }
+    *n_band = n;
+}
+
 /* band_hist over the team: the same hist, hcnt, mass_top, cnt_top and list as one band_hist call */
 static void ms__split_band_hist(ms_fast_ws *ws, const ms_fast_kernels *K, const float *y, const float *w, int32_t V,
                                 float m, int32_t b_lo, int32_t b_hi, uint64_t *hist, uint32_t *hcnt,
                                 uint64_t *mass_top, int64_t *cnt_top, int32_t *band, int32_t *n_band) {
-    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, b_lo, b_hi, band};
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, b_lo, b_hi, band, 0.0f, 0.0f, 0.0f, 0, 0};
     const int32_t nc = ms__n_chunks(V);
     ms__cpu_team_for(ws->team, nc, ms__split_band_chunk, &x);
     memset(hist + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hist);
@@ -1352,14 +1429,15 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     /* round 7: the bracket's sample before the exp pass; in a flat row it picks the band's first
      * bucket b_e now, the exp pass sums the exact mass above it, and the band's pass reads y alone */
     const int32_t ns = ms__top_p_sample(ws, K, s->y, V, T, m);
-    const int32_t b_e = split ? 0 : ms__top_p_pre_edge(ws, ns, V, pf);
+    const int32_t b_e = ms__top_p_pre_edge(ws, ns, V, pf);
     const float y_e = b_e > 0 ? ms__fast_bucket_cut(m, b_e) : ms__pos_inf();
     ms_band bd;
     bd.mass_top = 0;
     bd.cnt_top = 0;
-    const uint64_t M = split  ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m)
-                       : b_e > 0 ? K->exp_mass_top(s->y, s->w, V, T, m, bsum, y_e, &bd.mass_top, &bd.cnt_top)
-                                 : K->exp_mass(s->y, s->w, V, T, m, bsum);
+    const uint64_t M = b_e > 0 ? (split ? ms__split_exp_mass_top(ws, K, s->y, s->w, V, T, m, y_e, &bd.mass_top, &bd.cnt_top)
+                                        : K->exp_mass_top(s->y, s->w, V, T, m, bsum, y_e, &bd.mass_top, &bd.cnt_top))
+                       : split ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m)
+                               : K->exp_mass(s->y, s->w, V, T, m, bsum);
     int32_t b_lo, b_hi;
     ms__top_p_bracket(ws, ns, V, pf, M, &b_lo, &b_hi);
     float Y = ms__pos_inf();
@@ -1386,8 +1464,14 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
         bd.hist = ws->fhist;
         bd.hcnt = ws->fhcnt;
         const float y_lo = b_hi + 1 < MS_FAST_NB ? ms__fast_bucket_cut(m, b_hi + 1) : ms__neg_inf();
-        K->band_list(s->y, s->w, V, m, bd.uscale, y_lo, y_e, bd.u_lo, bd.u_top, ws->fhist, ws->fhcnt, band,
-                     ws->band_bk, &bd.n);
+        if (split) {
+            ms__split_band_list(ws, K, s->y, s->w, V, m, bd.uscale, y_lo, y_e, bd.u_lo, bd.u_top, ws->fhist, ws->fhcnt,
+                                band, &bd.n);
+            atomic_fetch_add_explicit(&ms__tp_counts[3], 1, memory_order_relaxed);
+        } else {
+            K->band_list(s->y, s->w, V, m, bd.uscale, y_lo, y_e, bd.u_lo, bd.u_top, ws->fhist, ws->fhcnt, band,
+                         ws->band_bk, &bd.n);
+        }
         atomic_fetch_add_explicit(&ms__tp_counts[0], 1, memory_order_relaxed);
     } else {
         if (b_e > 0) atomic_fetch_add_explicit(&ms__tp_counts[1], 1, memory_order_relaxed); /* the edge failed */

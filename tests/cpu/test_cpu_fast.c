@@ -375,7 +375,7 @@ TEST(cpu_fast_bracket_misleads) {
     fx_init(&f, V);
     ms_trng r = {113};
     int saved = ms__cpu_fast_level();
-    int64_t c0[3], c1[3];
+    int64_t c0[4], c1[4];
     ms__fast_top_p_counts(c0);
     for (int i = 0; i < 10; i++) {
         const float shift = i % 2 ? 3.0f : -3.0f;
@@ -629,6 +629,8 @@ static void split_rows_run(int stalls) {
         }
     }
     float *logits = (float *)malloc((size_t)2 * V * 4);
+    int64_t tp0[4], tp1[4];
+    ms__fast_top_p_counts(tp0);
     int32_t ref_tok[2], tok[2], ref_st[2], st[2];
     int64_t rids[2];
     ms_trng r = {4321};
@@ -654,6 +656,10 @@ static void split_rows_run(int stalls) {
         }
     }
     CHECK_EQ_I64(bad, 0);
+    /* the flat top-p rows took round 7's pre-sampled band over the team */
+    ms__fast_top_p_counts(tp1);
+    CHECK_MSG(tp1[3] > tp0[3], "no split row took the pre-sampled band");
+    printf("# stalls %d: split rows with the pre-sampled band: %lld\n", stalls, (long long)(tp1[3] - tp0[3]));
     /* the split really ran: the workers did chunks inside rows */
     CHECK_MSG(ms__cpu_team_helped(res[2]) > 0, "2 threads: no chunk done by a worker");
     CHECK_MSG(ms__cpu_team_helped(res[3]) > 0, "3 threads: no chunk done by a worker");
