@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +71,17 @@ if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off
   (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF \
      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R4VAR:--DMS_CU_NO_BAND}" >"$OUT/buildN.log" 2>&1 &&
    cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
+fi
+# r7 (round 7: K4's lean path in K2's last block, -DMS_CU_K2_FINISH, off by default): r6's steps with the main
+# build MAIN_CUDA_FLAGS (default -DMS_CU_K2_FINISH), variant N = the default code (R6VAR default -DMS_CU_R7_BASE,
+# a no-op define), ncu at B 1 and 64 (R6_NCU_B), and R6_NTESTS (default cuda_identity_lite_bins
+# cuda_identity_lite) run on variant N too, after the bench (it is the committed default)
+if [ "$what" = r7 ]; then
+  MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K2_FINISH}
+  R6VAR=${R6VAR:--DMS_CU_R7_BASE}
+  R6_NCU_B=${R6_NCU_B:-1 64}
+  R6_NTESTS=${R6_NTESTS-cuda_identity_lite_bins cuda_identity_lite}
+  what=r6
 fi
 # r6: the main build (tests, bench) had K4's lean path by -DMS_CU_K4_LEAN; since round 7 it is the default (the define is a no-op)
 [ "$what" = r6 ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K4_LEAN}
@@ -192,9 +203,10 @@ fi
 # set, racecheck if time is left (each step bounded by what is left of BUDGET_S). R6_FIRST / R6_THEN: test
 # names run before / after the bench (default: all eight before)
 if [ "$what" = r6 ]; then
-  (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DMSAMPLER_TESTS=OFF \
+  (cmake -S . -B build-gpuN -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+     -DMSAMPLER_TESTS=$([ -n "${R6_NTESTS:-}" ] && echo ON || echo OFF) \
      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R6VAR:--DMS_CU_R6_BASE}" >/tmp/buildN.log 2>&1 &&
-   cmake --build build-gpuN -j8 --target ms_bench_cuda >>/tmp/buildN.log 2>&1; echo "variant N build exit $?" >>"$OUT/bench.txt") &
+   cmake --build build-gpuN -j8 --target ms_bench_cuda ${R6_NTESTS:+ms_cuda_tests} >>/tmp/buildN.log 2>&1; echo "variant N build exit $?" >>"$OUT/bench.txt") &
   r6_tests() { # the named tests, in this order, each bounded by what is left
     for t in "$@"; do
       [ $(left) -gt 8 ] || { echo "   $t: no time left" | tee -a "$OUT/tests.log"; continue; }
@@ -212,6 +224,10 @@ if [ "$what" = r6 ]; then
       ${v:+--no-baseline} 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
   done
   [ -n "${R6_THEN:-}" ] && r6_tests $R6_THEN
+  if [ -n "${R6_NTESTS:-}" ]; then # the tests on variant N's build too
+    log "tests on variant N (${R6VAR:-})" | tee -a "$OUT/tests.log"
+    T_MAIN=$T; T=build-gpuN/tests/cuda/ms_cuda_tests; r6_tests $R6_NTESTS; T=$T_MAIN
+  fi
   for v in "" N; do
     for b in ${R6_NCU_B:-1}; do
       [ "$b" = none ] && continue
