@@ -1454,12 +1454,14 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     int32_t *band = (int32_t *)s->keys + V; /* the upper half of keys (V entries: 2V ids) */
     bd.list = band;
     bd.list_bk = ws->band_bk;
-    const bool listed = b_e > 0 && !(bd.cnt_top > 0 && !ms__top_p_keeps(bd.mass_top, M, p_q));
+    /* the band from b_e (its edge held), or a peaked row's count-rule band from the top (b_lo = 0:
+     * nothing above it) */
+    const bool listed = b_e > 0 ? !(bd.cnt_top > 0 && !ms__top_p_keeps(bd.mass_top, M, p_q)) : ns > 0 && b_lo == 0;
     if (listed) {
         /* every token above b_e is kept (the mass above each is below p M): the band starts there,
          * its end from the sample and the exact M as before; its units are the buckets split in F
          * (as many as fit the workspace: 16 for bands of up to 64 buckets) */
-        b_lo = b_e;
+        if (b_e > 0) b_lo = b_e;
         if (b_hi < b_lo) b_hi = b_lo;
         int32_t F = 16;
         while (F > 1 && (b_hi - b_lo + 1) * F > MS__FINE_UNITS) F /= 2;
