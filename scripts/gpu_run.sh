@@ -72,10 +72,11 @@ if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off
      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R4VAR:--DMS_CU_NO_BAND}" >"$OUT/buildN.log" 2>&1 &&
    cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
 fi
-# r7 (round 7: K4's lean path in K2's last block, -DMS_CU_K2_FINISH, off by default): r6's steps with the main
-# build MAIN_CUDA_FLAGS (default -DMS_CU_K2_FINISH), variant N = the default code (R6VAR default -DMS_CU_R7_BASE,
-# a no-op define), ncu at B 1 and 64 (R6_NCU_B), and R6_NTESTS (default cuda_identity_lite_bins
-# cuda_identity_lite) run on variant N too, after the bench (it is the committed default)
+# r7 (round 7): r6's steps with the main build MAIN_CUDA_FLAGS (default -DMS_CU_K2_FINISH: K4's lean steps in
+# K2's last block, measured slower and removed; the define does something only with
+# bench/results/cuda_h200_2026-11-30-round7-k2finish.patch applied), variant N built with R6VAR (default
+# -DMS_CU_R7_BASE, a no-op define: the default code), ncu at B 1 and 64 (R6_NCU_B), and R6_NTESTS (default
+# cuda_identity_lite_bins cuda_identity_lite) run on variant N too, after the bench
 if [ "$what" = r7 ]; then
   MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K2_FINISH}
   R6VAR=${R6VAR:--DMS_CU_R7_BASE}

@@ -77,8 +77,7 @@ typedef struct ms_cu_rowstat {
     uint32_t bound;    /* coarse bucket (ascending) at and above which candidates lie */
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
     uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
-    uint32_t done;     /* round 7 (-DMS_CU_K2_FINISH): K2's last block finished the lite row (ms_cu_k2_finish) */
-    uint32_t pad;
+    uint32_t pad[2];
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
@@ -888,222 +887,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
 }
 
-/* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
- * was taken (ms__cuda_mode_rows). One atomic per such row. */
-__device__ unsigned long long ms_cu_mode_rows[8];
-/* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
- * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
- * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
- * (common paths, so not counted otherwise); (round 7) rows finished in K2's last block [1]
- * (ms_cu_k2_finish; their trims count in [0], their cuts in [5] and [6]). */
-__device__ int ms_cu_count_all;
-
-/* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
- * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
- * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
- * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. Entries past cap
- * are counted in *n_sh but not stored (K2's last block has room for MS_CU_STAGE_SH; K4 for all). CG: the
- * candidates were written by other blocks of the running grid (K2's last block), so the loads go
- * through L2 (__ldcg), past this SM's L1. */
-template <int PF, bool CG = false>
-__device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
-                                              const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
-                                              unsigned long long *cand_sh, int32_t *n_sh, int32_t cap) {
-    const int lane = threadIdx.x & 31;
-    for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
-        const int32_t i = i0 + threadIdx.x;
-        unsigned long long v = 0;
-#pragma unroll
-        for (int u = 0; u < PF; u++)
-            if (j == u) v = pre[u];
-        if (j >= PF && i < n_all) v = CG ? __ldcg(g + i) : g[i];
-        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
-                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
-        const unsigned bal = __ballot_sync(0xffffffffu, in);
-        int32_t base = 0;
-        if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
-        base = __shfl_sync(0xffffffffu, base, 0);
-        const int32_t at = base + __popc(bal & ((1u << lane) - 1));
-        if (in && at < cap) cand_sh[at] = v;
-    }
-}
-
-/* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
- * place; tmp: n entries of scratch (K4: k4_cand's, after the list, free until then), h: 256 shared words.
- * Returns the new count. */
-__device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, uint32_t *h,
-                                                 unsigned long long *tmp) {
-    __shared__ uint32_t res[2];
-    __shared__ int32_t n2;
-    ms_cu_keys_sh ks;
-    ks.v = cand_sh;
-    ks.n = (uint32_t)n;
-    const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, h, res);
-    if (threadIdx.x == 0) n2 = 0;
-    __syncthreads();
-    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const unsigned long long v = cand_sh[i];
-        if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
-    }
-    __syncthreads();
-    n = n2;
-    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
-    __syncthreads();
-    return n;
-}
-
-/* The first bin where the running count of the candidate histogram reaches kk (ms_cu_lbin), found by
- * each warp alone from the 8 bins per lane hb[] (bins 8 lane .. 8 lane + 7); MS_CU_LBINS - 1 when none. */
-__device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int32_t kk) {
-    const unsigned FULL = 0xffffffffu;
-    const int lane = threadIdx.x & 31;
-    static_assert(MS_CU_LBINS == 8 * 32, "8 bins a lane");
-    uint32_t sum = 0;
-#pragma unroll
-    for (int j = 0; j < 8; j++) sum += hb[j];
-    uint32_t inc = sum;
-    for (int o = 1; o < 32; o <<= 1) {
-        const uint32_t t = __shfl_up_sync(FULL, inc, o);
-        if (lane >= o) inc += t;
-    }
-    uint32_t run = inc - sum, mine = MS_CU_LBINS - 1;
-    bool found = false;
-#pragma unroll
-    for (int j = 0; j < 8; j++) {
-        const uint32_t nx = run + hb[j];
-        if (!found && nx >= (uint32_t)kk && run < (uint32_t)kk) {
-            mine = 8 * lane + j;
-            found = true;
-        }
-        run = nx;
-    }
-    const unsigned bal = __ballot_sync(FULL, found);
-    return bal ? __shfl_sync(FULL, mine, __ffs(bal) - 1) : (uint32_t)(MS_CU_LBINS - 1);
-}
-
-/* K4's lean path, its prologue (round 6; see ms_cu_k4_lite below): the fields of the slot a lite row
- * needs, read one by one; false when the row is not lite (or not in use, or greedy). */
-__device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms_cu_row &c, ms_cu_filt &f,
-                                              int32_t &kk) {
-    const int32_t s = a.row_slot[r];
-    if (s < 0 || s >= a.capacity) return false;
-    const ms_cu_slot *sp = a.slots + s;
-    const int32_t used = sp->used;
-    c.sl.temperature = sp->temperature;
-    c.sl.top_p = sp->top_p;
-    c.sl.min_p = sp->min_p;
-    c.sl.top_k = sp->top_k;
-    c.sl.min_tokens = sp->min_tokens;
-    c.sl.min_keep = sp->min_keep;
-    c.sl.top_p_first = sp->top_p_first;
-    c.sl.seed = sp->seed;
-    c.sl.n = sp->n;
-    if (!used || c.sl.temperature < MS_GREEDY_TEMPERATURE) return false;
-    c.V = a.V;
-    c.filters = a.apply_filters;
-    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
-    c.stop = a.stop;
-    c.floor = a.stop != NULL && c.sl.n < (uint64_t)c.sl.min_tokens;
-    f = ms_cu_filters(c);
-    kk = ms_cu_lite_k(c, f);
-    return kk > 0;
-}
-
-#define MS_CU_WARP_N 64
-__device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
-                              const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh);
-
-#ifdef MS_CU_K2_FINISH
-#  ifdef MS_CU_NO_K4_LEAN
-#    error "MS_CU_K2_FINISH needs K4's lean path (it tells K4 that a row is done)"
-#  endif
-/* Round 7, OFF by default (-DMS_CU_K2_FINISH): K4's lean path for a lite row in K2's last block of the row,
- * so that K4 (and the grid-wide wait before it) adds nothing for the usual row: at B=1 the step is a chain
- * K1 -> K2 -> K3 -> K4 and each kernel adds what follows its griddepcontrol.wait. The block that takes
- * the row's last ticket (the threadfence-reduction pattern, as the non-lite rows' last block) sees every
- * block's candidates, bins, count and m0; it lists the candidates in the bins up to the k'-th's (as
- * ms_cu_k4_lite, same functions, same values) into its staging buffer, trims them as K4 would, and when at
- * most 64 are left finishes the row with ms_cu_k4_warp, the same code K4 runs, and marks it done; K4's
- * lean path then returns for it. A row whose list does not fit the stage (2048) or whose trimmed list is
- * over 64 (the block finish: K4's dynamic shared memory) is left to K4 untouched (K4 reads the global
- * candidates, not the stage). list/tmp: 2048 entries each, h: 256 words, all free after ms_cu_k2_lite. */
-/* The last block's part, not inlined, and taking only values and shared pointers. Inlined (the first run,
- * 04:23) K2's spills grew from 80 / 136 to 120 / 184 bytes and K2 took 30 -> 43 us at B=64 under ncu (12 ->
- * 29 at B=1), far more than one block's finish should cost; out of line with the row and the settings by
- * reference ptxas gave K2 a 552-byte frame (the row struct then lives in memory). So the settings are read
- * again here, as K4's lean path reads them (ms_cu_k4_lean: the same fields, the same values). */
-__device__ __noinline__ void ms_cu_k2_finish_row(const ms_cu_args a, int32_t r, unsigned long long *list, uint32_t *h,
-                                                 unsigned long long *tmp) {
-    __shared__ int32_t k2f_n;
-    ms_cu_row c = {};
-    ms_cu_filt f = {};
-    int32_t kk = 0;
-    if (!ms_cu_k4_lean(a, r, c, f, kk)) return; /* cannot happen: K2 took the row as lite */
-    ms_cu_rowstat *st = &a.stats[r];
-    const uint32_t mk = __ldcg(&st->maxkey);
-    if (mk <= MS_CU_KEY_NEGINF) return; /* cannot happen: K2 read the same max */
-    c.m = ms_cu_unkey(mk);
-    c.inf_row = ms__is_pos_inf(c.m);
-    if (threadIdx.x == 0) k2f_n = 0;
-    __syncthreads();
-    const int lane = threadIdx.x & 31;
-    const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
-    constexpr int PF = 4;
-    static_assert(PF * MS_CU_T123 <= MS_CU_CAND, "speculative loads inside the row's candidates");
-    unsigned long long pre[PF];
-#pragma unroll
-    for (int j = 0; j < PF; j++) pre[j] = __ldcg(g + threadIdx.x + j * blockDim.x); /* speculative, as k4_lite */
-    const uint32_t cand_n = __ldcg(&st->cand_n);
-    const uint64_t m0 = __ldcg(&st->m0);
-    uint32_t hb[8];
-    const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
-#pragma unroll
-    for (int j = 0; j < 8; j++) hb[j] = __ldcg(hrow + j);
-    if (cand_n > MS_CU_CAND) return; /* K4: the whole-row path */
-    const int32_t n_all = (int32_t)cand_n;
-    uint32_t bmax = MS_CU_LBINS - 1;
-    float lscale = 0.0f;
-#ifndef MS_CU_NO_LBIN
-    if (!c.inf_row && n_all > kk) {
-        lscale = ms_cu_lbin_scale(c);
-        bmax = ms_cu_lbin_bmax(hb, kk);
-    }
-#endif
-    /* bound 0: K2 sets no bucket bound for lite rows (the stats' memset leaves 0, which K4 reads) */
-    ms_cu_k4_list<PF, true>(g, n_all, 0, bmax, c, lscale, pre, list, &k2f_n, MS_CU_STAGE_SH);
-    __syncthreads();
-    int32_t n = k2f_n;
-    if (n > MS_CU_STAGE_SH) return; /* K4 */
-    const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as k4_lite */
-    if (trim) n = ms_cu_k4_trim(list, n, kk, h, tmp);
-    if (n > MS_CU_WARP_N) return; /* K4: the block finish (its list is re-read from the global candidates) */
-    if (threadIdx.x == 0 && ms_cu_count_all) {
-        if (bmax < MS_CU_LBINS - 1) {
-            atomicAdd(&ms_cu_mode_rows[5], 1ull);
-            if (k2f_n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
-        }
-        atomicAdd(&ms_cu_mode_rows[1], 1ull);
-        if (trim) atomicAdd(&ms_cu_mode_rows[0], 1ull);
-    }
-    if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, list, n, m0, tmp);
-    if (threadIdx.x == 0) st->done = 1u; /* K4 reads it after its wait (K2 and K3 complete) */
-}
-/* The ticket: a barrier, then one thread's fence and atomic (as cooperative groups' grid sync: the fence
- * after the barrier is cumulative over the block's writes); the first run fenced in every thread. */
-__device__ __forceinline__ void ms_cu_k2_finish(const ms_cu_args &a, int32_t r, ms_cu_rowstat *st, unsigned long long *list,
-                                                uint32_t *h, unsigned long long *tmp) {
-    __shared__ uint32_t k2f_last;
-    __syncthreads(); /* this block's candidates, bins and counts */
-    if (threadIdx.x == 0) {
-        __threadfence();
-        k2f_last = atomicAdd(&st->ticket, 1u) == (uint32_t)(a.G - 1);
-        __threadfence();
-    }
-    __syncthreads();
-    if (k2f_last) ms_cu_k2_finish_row(a, r, list, h, tmp);
-}
-#endif
-
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -1133,10 +916,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
          * (H200, B=1..256) although K2's registers allow fewer loads in flight. Queues in smass. */
         static_assert((MS_CU_T123 / 32) * MS_CU_WQ <= MS_CU_HB, "the lite path's queues fit in smass");
         ms_cu_k2_lite<MS_CU_K2_NG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
-#ifdef MS_CU_K2_FINISH
-        static_assert(MS_CU_STAGE_SH <= MS_CU_HB, "k2_finish's scratch fits in smass");
-        ms_cu_k2_finish(a, r, st, sbuf, scnt, smass);
-#endif
         return;
     }
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
@@ -2241,6 +2020,7 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
 /* The same decisions as ms_cu_k4_cand for n <= 64 candidates, by one warp with shuffles: k4_cand pays
  * about 90 block-wide barriers, which cost ~20 us per row whatever n is. Each lane holds two entries;
  * the sort is a rank count (64 comparisons a lane). sh: 4 * 64 + 1 shared words, this warp's own. */
+#define MS_CU_WARP_N 64
 __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                               const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh) {
     const unsigned FULL = 0xffffffffu;
@@ -2347,6 +2127,92 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit_a ? ia : ib, MS_ROW_OK);
 }
 
+/* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
+ * was taken (ms__cuda_mode_rows). One atomic per such row. */
+__device__ unsigned long long ms_cu_mode_rows[8];
+/* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
+ * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
+ * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
+ * (common paths, so not counted otherwise). */
+__device__ int ms_cu_count_all;
+
+/* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
+ * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
+ * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
+ * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
+template <int PF>
+__device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
+                                              const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
+                                              unsigned long long *cand_sh, int32_t *n_sh) {
+    const int lane = threadIdx.x & 31;
+    for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
+        const int32_t i = i0 + threadIdx.x;
+        unsigned long long v = 0;
+#pragma unroll
+        for (int u = 0; u < PF; u++)
+            if (j == u) v = pre[u];
+        if (j >= PF && i < n_all) v = g[i];
+        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+        const unsigned bal = __ballot_sync(0xffffffffu, in);
+        int32_t base = 0;
+        if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
+    }
+}
+
+/* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
+ * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
+__device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
+    __shared__ uint32_t res[2];
+    __shared__ int32_t n2;
+    ms_cu_keys_sh ks;
+    ks.v = cand_sh;
+    ks.n = (uint32_t)n;
+    const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+    unsigned long long *tmp = cand_sh + MS_CU_CAND;
+    if (threadIdx.x == 0) n2 = 0;
+    __syncthreads();
+    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned long long v = cand_sh[i];
+        if ((uint32_t)(v >> 32) >= kth) tmp[atomicAdd(&n2, 1)] = v;
+    }
+    __syncthreads();
+    n = n2;
+    for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
+    __syncthreads();
+    return n;
+}
+
+/* The first bin where the running count of the candidate histogram reaches kk (ms_cu_lbin), found by
+ * each warp alone from the 8 bins per lane hb[] (bins 8 lane .. 8 lane + 7); MS_CU_LBINS - 1 when none. */
+__device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int32_t kk) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    static_assert(MS_CU_LBINS == 8 * 32, "8 bins a lane");
+    uint32_t sum = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) sum += hb[j];
+    uint32_t inc = sum;
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(FULL, inc, o);
+        if (lane >= o) inc += t;
+    }
+    uint32_t run = inc - sum, mine = MS_CU_LBINS - 1;
+    bool found = false;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        const uint32_t nx = run + hb[j];
+        if (!found && nx >= (uint32_t)kk && run < (uint32_t)kk) {
+            mine = 8 * lane + j;
+            found = true;
+        }
+        run = nx;
+    }
+    const unsigned bal = __ballot_sync(FULL, found);
+    return bal ? __shfl_sync(FULL, mine, __ffs(bal) - 1) : (uint32_t)(MS_CU_LBINS - 1);
+}
 
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
@@ -2365,7 +2231,31 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
  * H200 (scripts/gpu_run.sh r6, f4a63fc) it passed all eight CUDA tests, memcheck and racecheck, and was
  * faster everywhere (full setting V=151936 flat B=1 26.1 -> 25.0 us, B=64 61.6 -> 57.7; peaked B=64 48.7
  * -> 42.7; K4 alone at flat B=1 18.0 -> 11.2 us under ncu). */
-/* (ms_cu_k4_lean, the prologue: above K2, which uses it for ms_cu_k2_finish) */
+__device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms_cu_row &c, ms_cu_filt &f,
+                                              int32_t &kk) {
+    const int32_t s = a.row_slot[r];
+    if (s < 0 || s >= a.capacity) return false;
+    const ms_cu_slot *sp = a.slots + s;
+    const int32_t used = sp->used;
+    c.sl.temperature = sp->temperature;
+    c.sl.top_p = sp->top_p;
+    c.sl.min_p = sp->min_p;
+    c.sl.top_k = sp->top_k;
+    c.sl.min_tokens = sp->min_tokens;
+    c.sl.min_keep = sp->min_keep;
+    c.sl.top_p_first = sp->top_p_first;
+    c.sl.seed = sp->seed;
+    c.sl.n = sp->n;
+    if (!used || c.sl.temperature < MS_GREEDY_TEMPERATURE) return false;
+    c.V = a.V;
+    c.filters = a.apply_filters;
+    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
+    c.stop = a.stop;
+    c.floor = a.stop != NULL && c.sl.n < (uint64_t)c.sl.min_tokens;
+    f = ms_cu_filters(c);
+    kk = ms_cu_lite_k(c, f);
+    return kk > 0;
+}
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
@@ -2381,9 +2271,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
-#ifdef MS_CU_K2_FINISH
-    if (st->done) return true; /* K2's last block drew the row (ms_cu_k2_finish) */
-#endif
     uint32_t hb[8];
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #pragma unroll
@@ -2400,7 +2287,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #endif
-    ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, MS_CU_CAND);
+    ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
     __syncthreads();
     int32_t n = *n_sh;
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
@@ -2412,7 +2299,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         atomicAdd(&ms_cu_mode_rows[7], 1ull);
         if (trim) atomicAdd(&ms_cu_mode_rows[0], 1ull);
     }
-    if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S.cnt, cand_sh + MS_CU_CAND); /* the block path's trim, as there */
+    if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
         if (threadIdx.x < 32)
             ms_cu_k4_warp(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
@@ -2520,7 +2407,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 bmax = ms_cu_lbin_bmax(hb, kk);
             }
 #endif
-            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh, MS_CU_CAND);
+            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
             __syncthreads();
             /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
              * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
@@ -2533,7 +2420,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * ranked list exactly (the list holds the row's top-k of S0 as an upper set), which saves the
              * select's ~17 barriers. The HF order needs the trim: its top-p runs over the list first, and
              * the list's prefix masses are exact only within the top k'. */
-            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S.cnt, ms_cu_cand_sh + MS_CU_CAND);
+            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
                 if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
@@ -2986,13 +2873,6 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_k2_finish(void) {
-#ifdef MS_CU_K2_FINISH
-    return 1;
-#else
-    return 0;
-#endif
-}
 extern "C" int ms__cuda_k4_lean(void) {
 #ifndef MS_CU_NO_K4_LEAN
     return 1;

@@ -38,14 +38,12 @@ int ms__cuda_pull_slot(ms_resource *res, int32_t slot);
 /* Tests only: rows K4 served by mode since the process started, out[MS_CU_MODE_*] (counted for the
  * BAND = 4 and FULL = 3 modes); once called, also lite rows: [5] the bin cut, [6] more than k' + 16
  * left after it, [7] served by K4's lean path (round 6; the default since round 7), [0] those of them trimmed by the
- * block, [1] (round 7, -DMS_CU_K2_FINISH) rows finished in K2's last block (their trims also in [0]);
+ * block;
  * waits for the device. 0 or MS_ECUDA. */
 int ms__cuda_mode_rows(uint64_t out[8]);
 /* Tests only: 1 when K4's lean path for lite rows (round 6) is built in: the default since round 7,
  * 0 with -DMS_CU_NO_K4_LEAN. */
 int ms__cuda_k4_lean(void);
-/* Tests only: 1 when K2's last block finishes lite rows (round 7, -DMS_CU_K2_FINISH, off by default). */
-int ms__cuda_k2_finish(void);
 
 #ifdef __cplusplus
 }

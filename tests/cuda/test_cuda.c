@@ -648,26 +648,20 @@ TEST(cuda_identity_lite_bins) {
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
     const uint64_t cut = after[5] - before[5], crowded = after[6] - before[6];
-    const uint64_t lean = after[7] - before[7], trimmed = after[0] - before[0], k2fin = after[1] - before[1];
+    const uint64_t lean = after[7] - before[7], trimmed = after[0] - before[0];
     printf("  K4 lite rows: bin cut %llu, more than k'+16 left after it %llu; served by the lean path %llu, "
-           "finished in K2's last block %llu, trimmed by the block (either) %llu\n",
-           (unsigned long long)cut, (unsigned long long)crowded, (unsigned long long)lean, (unsigned long long)k2fin,
-           (unsigned long long)trimmed);
+           "of which trimmed by the block %llu\n",
+           (unsigned long long)cut, (unsigned long long)crowded, (unsigned long long)lean, (unsigned long long)trimmed);
     CHECK_MSG(cut > 0, "no lite row took the bin cut");
     CHECK_MSG(crowded > 0, "no lite row had crowded bins (the trim after the cut)");
     /* round 6 (ms_cu_k4_lite, built unless -DMS_CU_NO_K4_LEAN): rows must take K4's lean path, and some
      * of them its trim; without it no row may */
     if (ms__cuda_k4_lean()) {
-        CHECK_MSG(lean + k2fin > 0, "no lite row took K4's lean path or K2's finish");
-        CHECK_MSG(trimmed > 0, "no lite row on K4's lean path or K2's finish took the block's trim");
+        CHECK_MSG(lean > 0, "no lite row took K4's lean path");
+        CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
     } else {
         CHECK_MSG(lean == 0 && trimmed == 0, "rows counted on K4's lean path in a build without it");
     }
-    /* round 7 (ms_cu_k2_finish, -DMS_CU_K2_FINISH): rows must be finished in K2's last block; without it none */
-    if (ms__cuda_k2_finish())
-        CHECK_MSG(k2fin > 0, "no lite row finished in K2's last block");
-    else
-        CHECK_MSG(k2fin == 0, "rows counted as finished in K2 in a build without it");
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
