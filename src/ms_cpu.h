@@ -120,11 +120,11 @@ void ms__fast_scratch_free(ms_scratch *s);
 /* (round 7, exposed for tests) The lowest y whose top-p bucket min(NB - 1, trunc((m - y) NB / 32))
  * is below b (1 <= b <= NB): y >= it iff the bucket is < b. */
 float ms__fast_bucket_cut(float m, int32_t b);
-/* (tests) How many top-p rows listed their band with band_list (the pre-sampled band after
- * exp_mass_top, or a peaked row's count-rule band from the top), found the pre-sampled edge wrong
- * (the mass above it too large: band_hist instead), widened a band_list band afterwards, or took
- * the pre-sampled band over the team (a split row). */
-void ms__fast_top_p_counts(int64_t out[4]);
+/* (tests) How many top-p rows took the pre-sampled band (exp_mass_top + band_list), found its edge
+ * wrong (the mass above it too large: band_hist instead), widened a band_list band afterwards, took
+ * the pre-sampled band over the team (a split row), or listed a peaked row's count-rule band (from
+ * the top) with band_list. */
+void ms__fast_top_p_counts(int64_t out[5]);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
 const char *ms__cpu_fast_level_name(int level);

@@ -775,9 +775,9 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
  * weights by bucket of y below the max in hw, hq (squares), hc. Returns ns (0: the row is too small
  * to sample, V < 8192). */
 /* How often the top-p paths of round 7 ran (tests: that the forced cases reach them). */
-static atomic_llong ms__tp_counts[4];
-void ms__fast_top_p_counts(int64_t out[4]) {
-    for (int i = 0; i < 4; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
+static atomic_llong ms__tp_counts[5];
+void ms__fast_top_p_counts(int64_t out[5]) {
+    for (int i = 0; i < 5; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
 }
 
 static int32_t ms__top_p_sample(ms_fast_ws *ws, const ms_fast_kernels *K, const float *x, int32_t V, float T,
@@ -1486,7 +1486,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
             K->band_list(s->y, s->w, V, m, bd.uscale, y_lo, y_e, bd.u_lo, bd.u_top, ws->fhist, ws->fhcnt, band,
                          ws->band_bk, &bd.n);
         }
-        atomic_fetch_add_explicit(&ms__tp_counts[0], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ms__tp_counts[b_e > 0 ? 0 : 4], 1, memory_order_relaxed);
     } else {
         if (b_e > 0) atomic_fetch_add_explicit(&ms__tp_counts[1], 1, memory_order_relaxed); /* the edge failed */
         ms__band_hist_any(ws, K, split, s->y, s->w, V, m, b_lo, b_hi, band, &bd);

@@ -375,7 +375,7 @@ TEST(cpu_fast_bracket_misleads) {
     fx_init(&f, V);
     ms_trng r = {113};
     int saved = ms__cpu_fast_level();
-    int64_t c0[4], c1[4];
+    int64_t c0[5], c1[5];
     ms__fast_top_p_counts(c0);
     for (int i = 0; i < 10; i++) {
         const float shift = i % 2 ? 3.0f : -3.0f;
@@ -453,9 +453,16 @@ TEST(cpu_fast_v1000) { run_random(1000, 200, 31); }
 TEST(cpu_fast_v32000) { run_random(32000, 150, 41); }
 TEST(cpu_fast_v151936) { run_random(151936, 40, 51); }
 TEST(cpu_fast_bench_settings) {
+    int64_t c0[5], c1[5];
+    ms__fast_top_p_counts(c0);
     run_bench_settings(32000, 32, 61);
     run_bench_settings(151936, 24, 62);
     run_bench_settings(262144, 8, 63);
+    /* round 7's band_list served both shapes: flat rows' pre-sampled bands, peaked rows' count-rule bands */
+    ms__fast_top_p_counts(c1);
+    CHECK(c1[0] > c0[0]);
+    CHECK(c1[4] > c0[4]);
+    printf("# band_list rows: %lld pre-sampled, %lld peaked\n", (long long)(c1[0] - c0[0]), (long long)(c1[4] - c0[4]));
 }
 
 /* ---- through the public API: the pool, widths > V, strides, threads 1/2/3 --------------------- */
@@ -629,7 +636,7 @@ static void split_rows_run(int stalls) {
         }
     }
     float *logits = (float *)malloc((size_t)2 * V * 4);
-    int64_t tp0[4], tp1[4];
+    int64_t tp0[5], tp1[5];
     ms__fast_top_p_counts(tp0);
     int32_t ref_tok[2], tok[2], ref_st[2], st[2];
     int64_t rids[2];
