@@ -143,6 +143,48 @@ static double bc_anchor(int peaked, int32_t B, int32_t V) {
 }
 
 /* One configuration. Returns 0, or -1 on a CUDA / library failure. */
+#ifdef MS_BENCH_CUDA_STANDALONE
+/* Round 7 diagnostics (the standalone bench only: msample keeps to the public API). With a library built
+ * with -DMS_CU_STAMPS and MS_BENCH_STAMPS set, one replay of the step's graph at a time (after the
+ * device is idle), 9 times: each event's earliest and latest %globaltimer over the blocks, in us after
+ * the first K1 block started, the median of the 9. Events as in src/cuda/ms_cuda.cu (ms_cu_stamp). */
+int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long long hi[16]);
+static int bc_cmp_d(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
+    static const char *name[13] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
+                                   "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn"};
+    enum { R = 9, E = 13 };
+    double lo[E][R], hi[E][R];
+    unsigned long long l[16], h[16];
+    for (int k = 0; k < R; k++) {
+        if (ms__cuda_stamps(1, l, h) != 1) {
+            printf("stamps: not built (configure with CMAKE_CUDA_FLAGS=-DMS_CU_STAMPS)\n");
+            return;
+        }
+        if (cudaGraphLaunch(ex, st) != cudaSuccess || ms__cuda_stamps(0, l, h) != 1) {
+            printf("stamps: CUDA error\n");
+            return;
+        }
+        for (int e = 0; e < E; e++) {
+            lo[e][k] = l[e] == ~0ull ? -1.0 : (double)(l[e] - l[0]) / 1e3;
+            hi[e][k] = l[e] == ~0ull ? -1.0 : (double)(h[e] - l[0]) / 1e3;
+        }
+    }
+    printf("stamps %s %s B=%d V=%d (us after the first K1 block; earliest / latest block; median of %d single steps):\n",
+           sname, peaked ? "peaked" : "flat", B, V, R);
+    for (int e = 0; e < E; e++) {
+        qsort(lo[e], R, sizeof(double), bc_cmp_d);
+        qsort(hi[e], R, sizeof(double), bc_cmp_d);
+        if (lo[e][R / 2] < 0) printf("  %-9s -\n", name[e]);
+        else printf("  %-9s %7.2f %7.2f\n", name[e], lo[e][R / 2], hi[e][R / 2]);
+    }
+    fflush(stdout);
+}
+#endif
+
 static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, int32_t V, double bw, double t0) {
     const size_t row_bytes = (size_t)V * 4, set_bytes = (size_t)B * row_bytes;
     size_t nsets = (size_t)ceil(o->min_buffer_mb * 1048576.0 / (double)set_bytes);
@@ -283,6 +325,9 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
                floor_us, read_us, us / floor_us, agree, checked, anc);
     }
     fflush(stdout);
+#ifdef MS_BENCH_CUDA_STANDALONE
+    if (getenv("MS_BENCH_STAMPS")) bc_stamps(ex[0], st, sname, peaked, B, V);
+#endif
     for (size_t i = 0; i < nsets; i++) cudaGraphExecDestroy(ex[i]);
     for (int i = 0; i <= steps; i++) cudaEventDestroy(ev[i]);
     ms_resource_free(res); /* before its stream goes */

@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +84,10 @@ if [ "$what" = r7 ]; then
   R6_NTESTS=${R6_NTESTS-cuda_identity_lite_bins cuda_identity_lite}
   what=r6
 fi
+# r7s (round 7, diagnostics): the main build with MAIN_CUDA_FLAGS (default -DMS_CU_STAMPS) and the bench with
+# MS_BENCH_STAMPS=1 (full setting, V=151936, B in R7S_B, default 1,64, both shapes): each kernel's earliest and
+# latest block at fixed points of one graph step, from %globaltimer (no nsys on the lent machine)
+[ "$what" = r7s ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_STAMPS}
 # r6: the main build (tests, bench) had K4's lean path by -DMS_CU_K4_LEAN; since round 7 it is the default (the define is a no-op)
 [ "$what" = r6 ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K4_LEAN}
 [ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
@@ -241,6 +245,15 @@ if [ "$what" = r6 ]; then
   done
   SAN_TESTS="cuda_bad_inputs cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band" \
     SAN_RESERVE=${R6_SAN_RESERVE:-5} r4_san
+  log "done"
+  exit 0
+fi
+if [ "$what" = r7s ]; then
+  for shape in flat peaked; do
+    log "stamps, full $shape V=151936 ${MAIN_CUDA_FLAGS:-}" | tee -a "$OUT/stamps.txt"
+    MS_BENCH_STAMPS=1 timeout 60 build-gpu/ms_bench_cuda --setting full --vocab 151936 --batch ${R7S_B:-1,64} --shape $shape \
+      --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/stamps.txt"
+  done
   log "done"
   exit 0
 fi

@@ -120,6 +120,30 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
 #endif
 }
 
+/* Round 7, a diagnostic for the graph step's chain (no nsys on the lent machine), built only with
+ * -DMS_CU_STAMPS: thread 0 of every block records %globaltimer (ns) at fixed points of K1..K4 as the
+ * earliest and latest over the blocks (ms_cu_st_lo/hi[event]) while ms_cu_st_on is set; ms__cuda_stamps
+ * arms and reads them, ms_bench_cuda prints them for one step (MS_BENCH_STAMPS=1). Events: 0 K1 entry,
+ * 1 K1 exit, 2 K2 entry, 3 K2 after its wait, 4 K2 exit (lite rows), 5 K3 entry, 6 K3 after its wait, 7 K3
+ * exit (rows it skips), 8 K4 entry, 9 K4 after its wait, 10 K4 lean: after the stats' and bins' loads,
+ * 11 K4 lean: the list built (after its barrier), 12 K4 lean: the row drawn (warp 0, after ms_cu_k4_warp)
+ * or the block finish done. */
+#define MS_CU_NSTAMP 16
+#ifdef MS_CU_STAMPS
+__device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
+__device__ int ms_cu_st_on;
+__device__ __forceinline__ void ms_cu_stamp(int e) {
+    if (threadIdx.x == 0 && ms_cu_st_on) {
+        unsigned long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        atomicMin(&ms_cu_st_lo[e], t);
+        atomicMax(&ms_cu_st_hi[e], t);
+    }
+}
+#else
+#  define ms_cu_stamp(e) ((void)0)
+#endif
+
 __device__ __forceinline__ uint32_t ms_cu_key(float y) {
     uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
@@ -645,6 +669,7 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
+    ms_cu_stamp(0);
     ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
@@ -714,6 +739,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
             }
         }
     }
+    ms_cu_stamp(1);
 }
 
 /* Sets m and the +inf rule from K1's maximum; false when the row is empty. */
@@ -898,6 +924,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     __shared__ int32_t found[4];
     __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
     __shared__ uint32_t sn, sbase;
+    ms_cu_stamp(2);
     ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
@@ -907,6 +934,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     if (c.greedy) return;
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
+    ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return;
     const ms_cu_filt f = ms_cu_filters(c);
@@ -916,6 +944,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
          * (H200, B=1..256) although K2's registers allow fewer loads in flight. Queues in smass. */
         static_assert((MS_CU_T123 / 32) * MS_CU_WQ <= MS_CU_HB, "the lite path's queues fit in smass");
         ms_cu_k2_lite<MS_CU_K2_NG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
+        ms_cu_stamp(4);
         return;
     }
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
@@ -1090,14 +1119,19 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long sh[33];
+    ms_cu_stamp(5);
     ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
     ms_cu_pdl_wait(); /* K2's mode */
+    ms_cu_stamp(6);
     ms_cu_rowstat *st = &a.stats[r];
     const uint32_t mode = st->mode;
-    if (mode != MS_CU_MODE_FAST && mode != MS_CU_MODE_BAND) return;
+    if (mode != MS_CU_MODE_FAST && mode != MS_CU_MODE_BAND) {
+        ms_cu_stamp(7);
+        return;
+    }
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
@@ -2276,6 +2310,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
     if (mk <= MS_CU_KEY_NEGINF || cand_n > MS_CU_CAND) return false;
+    ms_cu_stamp(10);
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
     const int32_t n_all = (int32_t)cand_n;
@@ -2289,6 +2324,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
     __syncthreads();
+    ms_cu_stamp(11);
     int32_t n = *n_sh;
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
     if (threadIdx.x == 0 && ms_cu_count_all) {
@@ -2303,9 +2339,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (n <= MS_CU_WARP_N) {
         if (threadIdx.x < 32)
             ms_cu_k4_warp(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
+        ms_cu_stamp(12);
         return true;
     }
     ms_cu_k4_cand(a, r, c, f, S, cand_sh, n, st->m0);
+    ms_cu_stamp(12);
     return true;
 }
 
@@ -2321,6 +2359,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
     const int32_t r = blockIdx.x;
+    ms_cu_stamp(8);
 #ifndef MS_CU_NO_K4_LEAN /* round 6's lean path, the default since round 7 (-DMS_CU_NO_K4_LEAN: round 5's path) */
     {
         __shared__ int32_t lite_n;
@@ -2331,6 +2370,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (threadIdx.x == 0) lite_n = 0;
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
+            ms_cu_stamp(9);
             if (ms_cu_k4_lite(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n)) return;
         }
     }
@@ -2873,6 +2913,30 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long long hi[16]) {
+#ifdef MS_CU_STAMPS
+    static_assert(MS_CU_NSTAMP == 16, "the hook's arrays");
+    if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
+        unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
+        for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
+        const int on = 1;
+        if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyToSymbol(ms_cu_st_lo, l, sizeof l) != cudaSuccess ||
+            cudaMemcpyToSymbol(ms_cu_st_hi, h, sizeof h) != cudaSuccess ||
+            cudaMemcpyToSymbol(ms_cu_st_on, &on, sizeof on) != cudaSuccess)
+            return -1;
+        return 1;
+    }
+    const int off = 0; /* read and disarm */
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(lo, ms_cu_st_lo, 16 * 8) != cudaSuccess ||
+        cudaMemcpyFromSymbol(hi, ms_cu_st_hi, 16 * 8) != cudaSuccess ||
+        cudaMemcpyToSymbol(ms_cu_st_on, &off, sizeof off) != cudaSuccess)
+        return -1;
+    return 1;
+#else
+    (void)op, (void)lo, (void)hi;
+    return 0;
+#endif
+}
 extern "C" int ms__cuda_k4_lean(void) {
 #ifndef MS_CU_NO_K4_LEAN
     return 1;
