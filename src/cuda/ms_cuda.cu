@@ -44,6 +44,9 @@ extern "C" {
 #ifndef MS_CU_T4
 #  define MS_CU_T4 512                     /* threads of K4 */
 #endif
+#ifndef MS_CU_FUSE_MINCHUNK
+#define MS_CU_FUSE_MINCHUNK 8192          /* round 8 (MS_CU_FUSE12): the smallest chunk whose lite rows are fused */
+#endif
 #define MS_CU_STAGE_SH 2048               /* K2's per-block staging of min-p survivors */
 #ifndef MS_CU_K2_NG
 #  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
@@ -77,7 +80,8 @@ typedef struct ms_cu_rowstat {
     uint32_t bound;    /* coarse bucket (ascending) at and above which candidates lie */
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
     uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
-    uint32_t pad[2];
+    uint32_t fz_cut;   /* round 8, fused rows (MS_CU_FUSE12): max of ~kth over the chunks that cut (0: none) */
+    uint32_t fz_over;  /* round 8, fused rows: a chunk's superset overflowed K2's stage (K4: the whole-row path) */
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
@@ -602,12 +606,22 @@ struct ms_cu_args {
     uint32_t *hcnt;                 /* rows * MS_CU_HB */
     unsigned long long *hmass;      /* rows * MS_CU_HB */
     unsigned long long *cand;       /* rows * MS_CU_CAND */
+    int32_t fuse;                   /* round 8: lite rows of the default order take K2's fused path (ms_cu_fused) */
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
     int32_t s = a.row_slot[r];
     if (s < 0 || s >= a.capacity || !a.slots[s].used) return -1;
     return s;
+}
+
+/* Round 8 (-DMS_CU_FUSE12; a.fuse is set by the host from the chunk size, MS_CU_FUSE_MINCHUNK): a lite row
+ * of the default order (not greedy: the caller's test) takes K2's fused path (ms_cu_k2_fused): no K1 pass,
+ * K4 checks the result (ms_cu_k4_lite) and sends the row to the whole-row path when the check fails. The
+ * HF order stays on the old path: its top-p needs S0's whole mass m0, which needs the exact max in K2. The
+ * same verdict in K1, K2 and K4, from the slot's settings (unchanged during a step). */
+__device__ __forceinline__ bool ms_cu_fused(const ms_cu_args &a, const ms_cu_row &c, const ms_cu_filt &f) {
+    return a.fuse && ms_cu_lite_k(c, f) > 0 && !c.sl.top_p_first;
 }
 
 __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long long v) {
@@ -677,6 +691,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+#ifdef MS_CU_FUSE12
+    if (a.fuse && !c.greedy && ms_cu_fused(a, c, ms_cu_filters(c))) return; /* K2 finds its max (ms_cu_k2_fused) */
+#endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     unsigned long long v0 = 0, v1 = 0;
@@ -743,9 +760,16 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
 }
 
 /* Sets m and the +inf rule from K1's maximum; false when the row is empty. */
+__device__ __forceinline__ void ms_cu_set_m(ms_cu_row &c, uint32_t mk);
 __device__ __forceinline__ bool ms_cu_set_max(ms_cu_row &c, const ms_cu_rowstat *st) {
     uint32_t mk = st->maxkey;
     if (mk <= MS_CU_KEY_NEGINF) return false;
+    ms_cu_set_m(c, mk);
+    return true;
+}
+/* c.m, the +inf rule and min-p's pre-filters from the max's key mk (> MS_CU_KEY_NEGINF). Round 8's fused
+ * path calls it with a lower bound of the row max (ms_cu_k2_fused): the pre-filters below hold for any m. */
+__device__ __forceinline__ void ms_cu_set_m(ms_cu_row &c, uint32_t mk) {
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
     /* A pre-filter only: ms__exp is within 1e-7 (relative) of exp, so d < ln(min_p) - 0.01 means
@@ -761,7 +785,6 @@ __device__ __forceinline__ bool ms_cu_set_max(ms_cu_row &c, const ms_cu_rowstat 
         v = v - (fabsf(v) + (fabsf(c.m) + fabsf(c.minp_cut)) * T) * 1e-5f;
         if (isfinite(v)) c.xcut = v;
     }
-    return true;
 }
 
 /* K2 for a lite row (see ms_cu_lite_k): the chunk's min-p survivors S0, staged in shared memory; their
@@ -913,6 +936,137 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
 }
 
+#ifdef MS_CU_FUSE12
+/* Round 8: K1's pass fused into K2 for lite rows of the default order (ms_cu_fused). Each block takes its
+ * chunk's max x exactly as K1 does, publishes fl(max x / T) with atomicMax on the row's maxkey and keeps the
+ * larger of that and the value it replaced, m' <= m (a lower bound of the row max: every block publishes
+ * before K4 reads). It lists C = {t : !(fl(y - m') < cut)}, cut = ln(min_p) - 0.01 (c.minp_cut): a superset
+ * of the chunk's part of S0, since w >= min_p implies fl(y - m) >= cut by ms__exp's accuracy (the same rule
+ * as the pre-filter, docs/decisions.md) and fl(y - m') >= fl(y - m) (m' <= m, rounding is monotone). No exp
+ * and no mass here: the default order's top-p reads only the top-k set's masses (K4). A chunk with more
+ * than k' of C keeps those at or above its k'-th key kth (ties kept) and records the smallest kth of the row
+ * (fz_cut, as the max of ~kth). K4 (ms_cu_k4_lite), knowing m, drops the listed tokens outside S0 by the
+ * exact test and requires fl(unkey(min kth) - m) >= ln(min_p) + 0.01: then every token at or above any
+ * chunk's kth is in S0 by the exp's accuracy alone (no monotonicity of ms__exp assumed), so a token that
+ * top-k keeps but its chunk cut would have k' tokens of S0 above it: none exists, and the listed part of S0
+ * holds the row's top-k of S0 as an upper set, as on the old path. When the check fails, or a chunk's C
+ * overflowed the stage (fz_over), K4 takes the exact whole-row path. No candidate histogram (its bins
+ * need m); the host fuses only rows of large chunks (MS_CU_FUSE_MINCHUNK), where the chunks' maxima lie
+ * near m and K4 trims at most ~k' per chunk. */
+__device__ __forceinline__ void ms_cu_k2_fz_drain(const ms_cu_row &c, unsigned long long *q, int cnt, uint32_t *sn,
+                                                  unsigned long long *sbuf) {
+    const int lane = threadIdx.x & 31;
+    __syncwarp();
+    bool in = false;
+    unsigned long long v = 0;
+    if (lane < cnt) {
+        const unsigned long long e = q[lane];
+        const float y = ms__u2f((uint32_t)(e >> 32)) / c.sl.temperature;
+        /* +inf rows: +inf - +inf is NaN, so the +inf tokens are listed, every other one is not */
+        in = !(y - c.m < c.minp_cut);
+        v = ((unsigned long long)ms_cu_key(y) << 32) | (uint32_t)e;
+    }
+    const unsigned bal = __ballot_sync(0xffffffffu, in);
+    uint32_t base = 0;
+    if (lane == 0 && bal) base = atomicAdd(sn, (uint32_t)__popc(bal));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    const uint32_t i = base + (uint32_t)__popc(bal & ((1u << lane) - 1));
+    if (in && i < MS_CU_STAGE_SH) sbuf[i] = v;
+    __syncwarp();
+}
+
+template <int NG>
+__device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
+                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn, unsigned long long *wq) {
+    __shared__ uint32_t res[2], keepn, sbase, mkey, red[32];
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    /* the chunk's max x, as K1 */
+    uint32_t xk = 0;
+#ifndef MS_CU_PLAIN_GROUPS
+    if (!c.win) {
+        xk = t0 < t1 ? ms_cu_key(ms_cu_chunk_max(c, t0, t1)) : 0;
+    } else
+#endif
+    {
+        ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
+            const uint32_t k = ms_cu_key(x);
+            xk = k > xk ? k : xk;
+        });
+    }
+    xk = __reduce_max_sync(0xffffffffu, xk);
+    if (lane == 0) red[wid] = xk;
+    if (threadIdx.x == 0) *sn = 0;
+    __syncthreads();
+    if (wid == 0) {
+        uint32_t v = lane < (int)(blockDim.x >> 5) ? red[lane] : 0;
+        v = __reduce_max_sync(0xffffffffu, v);
+        if (lane == 0) {
+            uint32_t mp = 0;
+            if (v) {
+                const uint32_t mine = ms_cu_key(ms_cu_unkey(v) / c.sl.temperature);
+                const uint32_t old = atomicMax(&st->maxkey, mine);
+                mp = mine <= MS_CU_KEY_NEGINF ? 0 : old > mine ? old : mine; /* 0: the chunk has no finite token */
+            }
+            mkey = mp;
+        }
+    }
+    __syncthreads();
+    const uint32_t mk = mkey;
+    if (mk == 0) return; /* every token of the chunk is -inf: none is in S0 */
+    ms_cu_set_m(c, mk);  /* m' <= m: the pre-filters hold (ms_cu_set_m) */
+    unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
+    int qn = 0;
+    ms_cu_for_chunk_w<NG, true>(
+        c, t0, t1, c.xcut,
+        [&](int32_t t, float x, bool ok) {
+            const bool pass = ok && !(x < c.xcut);
+            const unsigned bal = __ballot_sync(0xffffffffu, pass);
+            if (pass) q[qn + __popc(bal & ((1u << lane) - 1))] = ((unsigned long long)ms__f2u(x) << 32) | (uint32_t)t;
+            qn += __popc(bal);
+        },
+        [&]() {
+            while (qn >= 32) {
+                qn -= 32;
+                ms_cu_k2_fz_drain(c, q + qn, 32, sn, sbuf);
+            }
+        });
+    ms_cu_k2_fz_drain(c, q, qn, sn, sbuf);
+    __syncthreads();
+    const uint32_t ns = *sn;
+    if (ns > MS_CU_STAGE_SH) { /* the superset overflowed the stage: K4 takes the whole-row path */
+        if (threadIdx.x == 0) atomicExch(&st->fz_over, 1u);
+        return;
+    }
+    uint32_t kth = 0;
+    if (ns > kk) {
+        ms_cu_keys_sh ks;
+        ks.v = sbuf;
+        ks.n = ns;
+        kth = ms_cu_kth_key(ks, kk, h, res);
+        if (threadIdx.x == 0) atomicMax(&st->fz_cut, ~kth); /* the row's smallest cut, for K4's check */
+    }
+    if (threadIdx.x == 0) keepn = 0;
+    __syncthreads();
+    uint32_t pos[MS_CU_LITE_PER];
+#pragma unroll
+    for (int j = 0; j < MS_CU_LITE_PER; j++) {
+        const uint32_t i = threadIdx.x + j * MS_CU_T123;
+        pos[j] = (i < ns && (uint32_t)(sbuf[i] >> 32) >= kth) ? atomicAdd(&keepn, 1u) : ~0u;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
+    __syncthreads();
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+#pragma unroll
+    for (int j = 0; j < MS_CU_LITE_PER; j++) {
+        const uint32_t i = threadIdx.x + j * MS_CU_T123;
+        if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = sbuf[i];
+    }
+}
+#endif
+
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -933,6 +1087,18 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     if (c.greedy) return;
+#ifdef MS_CU_FUSE12
+    if (a.fuse) {
+        const ms_cu_filt f0 = ms_cu_filters(c);
+        if (ms_cu_fused(a, c, f0)) { /* round 8: no wait for K1, which skipped the row */
+            ms_cu_k2_fused<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f0), sbuf, scnt, &sn, smass);
+            /* K3 and K4 wait for this grid only: K1 is complete before any block of it exits */
+            ms_cu_pdl_wait();
+            ms_cu_stamp(4);
+            return;
+        }
+    }
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
@@ -2167,14 +2333,15 @@ __device__ unsigned long long ms_cu_mode_rows[8];
 /* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
  * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
  * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
- * (common paths, so not counted otherwise). */
+ * (common paths, so not counted otherwise); round 8 (MS_CU_FUSE12): fused rows seen by the lean path [1]
+ * and those of them whose check failed [2] (the whole-row path). */
 __device__ int ms_cu_count_all;
 
 /* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
-template <int PF>
+template <int PF, bool S0CHK = false>
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh) {
@@ -2186,8 +2353,10 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         for (int u = 0; u < PF; u++)
             if (j == u) v = pre[u];
         if (j >= PF && i < n_all) v = g[i];
-        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
-                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+        bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                  (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+        /* round 8's fused rows: the list is a superset of S0's part; min-p's exact test, as ms_cu_from_y */
+        if (S0CHK && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
         if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
@@ -2305,24 +2474,50 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
+#ifdef MS_CU_FUSE12
+    const uint32_t fz_cut = st->fz_cut, fz_over = st->fz_over;
+    const bool fz = a.fuse && !c.sl.top_p_first; /* ms_cu_fused: the lean verdict made it lite, not greedy */
+#else
+    const bool fz = false;
+#endif
     uint32_t hb[8];
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #pragma unroll
-    for (int j = 0; j < 8; j++) hb[j] = hrow[j];
-    if (mk <= MS_CU_KEY_NEGINF || cand_n > MS_CU_CAND) return false;
-    ms_cu_stamp(10);
+    for (int j = 0; j < 8; j++) hb[j] = fz ? 0u : hrow[j];
+    if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
+#ifdef MS_CU_FUSE12
+    if (fz) { /* round 8 (ms_cu_k2_fused): the check that makes the fused row's candidates exact */
+        bool ok = fz_over == 0 && cand_n <= MS_CU_CAND;
+        if (ok && fz_cut != 0) {
+            const float kv = ms_cu_unkey(~fz_cut);
+            ok = c.inf_row ? ms__is_pos_inf(kv) : kv - c.m >= logf(c.sl.min_p) + 0.01f;
+        }
+        if (threadIdx.x == 0 && ms_cu_count_all) {
+            atomicAdd(&ms_cu_mode_rows[1], 1ull);
+            if (!ok) atomicAdd(&ms_cu_mode_rows[2], 1ull);
+        }
+        if (!ok) return false; /* the block path sends it to the whole-row path */
+    }
+#endif
+    if (cand_n > MS_CU_CAND) return false;
+    ms_cu_stamp(10);
     const int32_t n_all = (int32_t)cand_n;
     uint32_t bmax = MS_CU_LBINS - 1;
     float lscale = 0.0f;
 #ifndef MS_CU_NO_LBIN
-    if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
+    if (!fz && !c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = ms_cu_lbin_scale(c);
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #endif
-    ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+#ifdef MS_CU_FUSE12
+    if (fz)
+        ms_cu_k4_list<PF, true>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+    else
+#endif
+        ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
     __syncthreads();
     ms_cu_stamp(11);
     int32_t n = *n_sh;
@@ -2403,6 +2598,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     const int32_t kk = f.k > 0 ? f.k : f.k2;
     if (ms_cu_lite_k(c, f) > 0) /* K2 gathered each chunk's top-k of S0; too many: the exact slow path */
         mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
+#ifdef MS_CU_FUSE12
+    /* round 8: a fused row the lean path did not serve (its check failed, or no lean path): the whole row */
+    if (ms_cu_fused(a, c, f)) mode = MS_CU_MODE_FULL;
+#endif
     if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
     if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
         atomicAdd(&ms_cu_mode_rows[mode], 1ull);
@@ -2804,6 +3003,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     const int32_t least = (int32_t)((V + 32767) / 32768);
     if (a.G < least) a.G = least;
     if (a.G < 1) a.G = 1;
+#ifdef MS_CU_FUSE12
+    { /* round 8: K1's pass fused into K2 for lite rows of the default order, only where chunks are large
+       * (at small B a chunk's own max lies well below the row's and its superset grows; ms_cu_k2_fused) */
+        const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
+        a.fuse = chunk >= MS_CU_FUSE_MINCHUNK;
+    }
+#endif
     a.apply_penalty = apply_penalty;
     a.apply_filters = apply_filters;
     a.seen = st->d_seen;
@@ -2934,6 +3140,13 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long 
     return 1;
 #else
     (void)op, (void)lo, (void)hi;
+    return 0;
+#endif
+}
+extern "C" int ms__cuda_fuse12(void) {
+#ifdef MS_CU_FUSE12
+    return MS_CU_FUSE_MINCHUNK;
+#else
     return 0;
 #endif
 }

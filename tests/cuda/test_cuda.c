@@ -275,6 +275,68 @@ static ms_req_config gen_cfg_band(ms_trng *g) {
     return c;
 }
 
+/* Rows for round 8's fused path (MS_CU_FUSE12 in ms_cuda.cu: K1's pass fused into K2 for lite rows of the
+ * default order; each chunk lists a superset of its min-p survivors against a lower bound of the max, K4
+ * checks the smallest chunk cut against the true max and else takes the whole-row path). The row knows its
+ * request's T and min-p (cfg), so that tokens can sit at min-p's boundary: flat rows at three scales; a
+ * coarse grid (ties at the cuts); the max in the last chunk (the last tokens high: the other chunks' lower
+ * bound may be stale); scattered tokens within +-0.02 of the boundary (listed by the superset, some outside
+ * S0: K4's exact test drops them); a block of 70 tokens exactly at the boundary in one chunk and the max
+ * elsewhere (that chunk cuts at k' <= 64 inside the boundary's band: the check fails, the whole-row path,
+ * every such row unless min-p is 1); all-equal rows (every chunk's superset overflows K2's stage); +inf and
+ * NaN tokens. */
+static void gen_row_fused(ms_trng *g, float *x, int32_t width, int32_t V, const ms_req_config *cfg) {
+    const int shape = (int)ms_trng_below(g, 8);
+    const double scale = shape == 0 ? 0.3 : shape == 1 ? 3.0 : 1.0;
+    const float T = cfg->temperature > 0.0f ? cfg->temperature : 1.0f;
+    const float lnp = cfg->min_p > 0.0f ? logf(cfg->min_p) : -5.0f;
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g) * scale;
+        if (shape == 2) v = floor(v * 4.0) / 4.0;
+        if (shape == 4 || shape == 5) v -= 30.0; /* far below the max: S0 is the placed tokens */
+        if (shape == 6) v = 0.5;
+        x[t] = (float)v;
+    }
+    if (shape == 3) /* the max in the last chunk */
+        for (int32_t t = V - 1; t >= 0 && t > V - 40; t--) x[t] = 5.0f + (float)((V - 1 - t) % 5) * 0.125f;
+    if (shape == 4) { /* tokens scattered around min-p's boundary */
+        x[ms_trng_below(g, (uint32_t)V)] = 5.0f;
+        for (int i = 0; i < 40; i++)
+            x[ms_trng_below(g, (uint32_t)V)] = 5.0f + T * (lnp + 0.02f * (float)((int)ms_trng_below(g, 41) - 20) / 20.0f);
+    }
+    if (shape == 5 && V > 200) { /* a block at the boundary, the max half a row away */
+        const int32_t p0 = (int32_t)ms_trng_below(g, (uint32_t)(V - 100));
+        for (int32_t t = p0; t < p0 + 70; t++) x[t] = 5.0f + T * lnp;
+        x[(p0 + V / 2) % V] = 5.0f;
+    }
+    if (shape == 7) {
+        x[ms_trng_below(g, (uint32_t)V)] = INFINITY;
+        x[ms_trng_below(g, (uint32_t)V)] = INFINITY;
+        x[ms_trng_below(g, (uint32_t)V)] = NAN;
+    }
+}
+
+/* Mostly fused rows (min-p and a top-k <= 64 in the default order), mixed with rows the old kernels serve
+ * in the same batch: the HF order, a top-k over 2048 or none, greedy, a window penalty. */
+static ms_req_config gen_cfg_fused(ms_trng *g) {
+    static const float temps[] = {0.7f, 1.0f, 2.0f}, minps[] = {1e-4f, 0.05f, 0.5f, 1.0f};
+    static const int32_t ks[] = {1, 2, 50, 64};
+    ms_req_config c = ms_req_config_default();
+    c.temperature = temps[ms_trng_below(g, 3)];
+    c.min_p = minps[ms_trng_below(g, 4)];
+    c.top_k = ks[ms_trng_below(g, 4)];
+    c.top_p = ms_trng_below(g, 2) ? 0.9f : 1.0f;
+    c.top_p_min_keep = ms_trng_below(g, 4) == 0 ? 1 + (int32_t)ms_trng_below(g, 80) : 1;
+    c.repetition_penalty = ms_trng_below(g, 2) ? 1.3f : 1.0f;
+    const uint32_t u = ms_trng_below(g, 12);
+    if (u == 0) c.top_p_first = true;
+    if (u == 1) c.top_k = ms_trng_below(g, 2) ? 0 : 3000;
+    if (u == 2) c.temperature = 0.0f;
+    if (u == 3) c.repetition_window = 8;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
 /* ---- one case: the same requests, steps and logits on CPU_REF and CUDA ------------------------- */
 
 typedef struct idcase {
@@ -286,6 +348,7 @@ typedef struct idcase {
     bool topp;       /* gen_cfg_topp / gen_row_topp */
     bool band;       /* gen_cfg_band / gen_row_band */
     bool bins;       /* gen_cfg_bins / gen_row_bins */
+    bool fused;      /* gen_cfg_fused / gen_row_fused (round 8) */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -348,10 +411,12 @@ static void run_case(idcase *c) {
         cudaMalloc((void **)&d_tok, (size_t)B * 4) != cudaSuccess || cudaMalloc((void **)&d_st, (size_t)B * 4) != cudaSuccess)
         CASE_FAIL("cudaMalloc");
     int64_t next_rid = 1000;
+    static _Thread_local ms_req_config fcfg[256]; /* the requests' settings (gen_row_fused) */
     for (int32_t i = 0; i < n_req; i++) {
         ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                          : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                          : c->fused ? gen_cfg_fused(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
+        if (i < 256) fcfg[i] = cfg;
         req[i] = next_rid++;
         int a = ms_ingest(ref, req[i], &cfg), b = ms_ingest(gpu, req[i], &cfg);
         if (a != MS_OK || b != MS_OK) CASE_FAIL("ingest %d/%d: %s | %s", a, b, ms_resource_last_error(ref), ms_resource_last_error(gpu));
@@ -384,6 +449,11 @@ static void run_case(idcase *c) {
             else if (c->bins) gen_row_bins(&g, xf, width, V);
             else if (c->topp) gen_row_topp(&g, xf, width, V);
             else if (c->band) gen_row_band(&g, xf, width, V);
+            else if (c->fused) {
+                int32_t i = 0; /* the row's request, for its T and min-p */
+                while (i + 1 < n_req && i + 1 < 256 && req[i] != rids[r]) i++;
+                gen_row_fused(&g, xf, width, V, &fcfg[i]);
+            }
             else gen_row(&g, xf, width, V);
             char *dst = (char *)host + (size_t)r * (size_t)stride * dsize(c->dtype);
             for (int32_t t = 0; t < width; t++) {
@@ -450,8 +520,9 @@ static void run_case(idcase *c) {
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
             ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                              : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                              : c->fused ? gen_cfg_fused(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
+            if (i < 256) fcfg[i] = cfg;
             req[i] = next_rid++;
             a = ms_ingest(ref, req[i], &cfg);
             b = ms_ingest(gpu, req[i], &cfg);
@@ -661,6 +732,46 @@ TEST(cuda_identity_lite_bins) {
         CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
     } else {
         CHECK_MSG(lean == 0 && trimmed == 0, "rows counted on K4's lean path in a build without it");
+    }
+}
+
+/* Round 8's fused path (ms_cu_k2_fused, built with -DMS_CU_FUSE12; a.fuse only where chunks have at least
+ * MS_CU_FUSE_MINCHUNK tokens): fp32 x V {151936, 262144} x B {32, 64, 99} and bf16 at V 151936 B 64, three
+ * steps, rows of gen_row_fused mixed with rows the old kernels serve. Tokens, statuses and one ms_explain a
+ * step equal to the reference; with the path built in, K4's counters must show fused rows, rows whose check
+ * failed (the whole-row path) and rows whose check passed; without it, none. Quick (compute-sanitizer): fp32,
+ * V 151936, B 32, one step. */
+TEST(cuda_identity_fused) {
+    need_device("cuda_identity_fused");
+    static const int32_t Vs[] = {151936, 262144}, Bs[] = {32, 64, 99};
+    uint64_t before[8], after[8];
+    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    idcase cases[8];
+    int n = 0;
+    for (int k = 0; k < 7; k++) {
+        const int32_t V = k < 6 ? Vs[k / 3] : 151936, B = k < 6 ? Bs[k % 3] : 64;
+        if (quick() && k > 0) continue;
+        memset(&cases[n], 0, sizeof cases[n]);
+        cases[n].V = V;
+        cases[n].B = B;
+        cases[n].dtype = k < 6 ? MS_DTYPE_F32 : MS_DTYPE_BF16;
+        cases[n].steps = quick() ? 1 : 3;
+        cases[n].spec_vocab = true;
+        cases[n].fused = true;
+        cases[n].seed = 0xf05e0000u + (uint64_t)n;
+        n++;
+    }
+    run_cases(cases, n);
+    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
+    const uint64_t fused = after[1] - before[1], failed = after[2] - before[2];
+    printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
+           ms__cuda_fuse12(), (unsigned long long)fused, (unsigned long long)failed);
+    if (ms__cuda_fuse12() > 0) {
+        CHECK_MSG(fused > 0, "no row took the fused path");
+        CHECK_MSG(failed > 0, "no fused row failed the check (the whole-row fallback untested)");
+        CHECK_MSG(fused > failed, "no fused row passed the check");
+    } else {
+        CHECK_MSG(fused == 0 && failed == 0, "rows counted on the fused path in a build without it");
     }
 }
 
