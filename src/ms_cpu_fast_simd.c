@@ -250,6 +250,30 @@ static inline int32_t ms__vcollect(vf v, vf vt, int32_t t, int32_t *ids, int32_t
     return n;
 }
 
+#if W == 8 && defined(__AVX2__)
+static const uint64_t ms__compress_lut[256]; /* below: lane numbers packed by mask */
+#endif
+/* ms__vlist without a branch on the mask (round 8: pass 1's blocks that list a token, where the
+ * loop over the bits and the per-vector test each cost about one branch miss per block): AVX2
+ * packs the ids by one permute from the table and stores all eight (ids needs room for n + 8, as
+ * the AVX-512 form's n + 16); the AVX-512 form has no branch already; elsewhere ms__vlist. */
+static inline int32_t ms__vlist_nb(int32_t *ids, int32_t n, uint32_t bits, int32_t t) {
+#if W == 8 && defined(__AVX2__)
+    const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ms__compress_lut[bits]));
+    const __m256i id = _mm256_add_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_storeu_si256((__m256i *)(ids + n), _mm256_permutevar8x32_epi32(id, idx));
+    return n + __builtin_popcount(bits);
+#else
+    return ms__vlist(ids, n, bits, t);
+#endif
+}
+/* 1 << i in lane i (bit i of a 64-bit word shifted to the vector's first token) */
+static inline vu ms__vlanebit(void) {
+    vu v;
+    for (int i = 0; i < W; i++) v[i] = 1u << i;
+    return v;
+}
+
 /* The body of load_max for one dtype: always inlined with a constant dtype, so the loops carry no
  * dtype test per vector (the compiler did not unswitch them). */
 static inline __attribute__((always_inline)) float ms__load_max_t(const void *row, const ms_dtype dtype, int32_t V,
@@ -279,7 +303,13 @@ static inline __attribute__((always_inline)) float ms__load_max_t(const void *ro
                 }
                 for (int j = 0; j < NV; j++) ge |= (vi)(v[j] >= vt);
                 if (ms__vany(ge))
-                    for (int j = 0; j < NV; j++) n = ms__vcollect(ms__vsanitize(v[j]), vt, t + j * W, ids, n, y, 1);
+                    for (int j = 0; j < NV; j++) {
+                        /* round 8: the block's vectors all stored and listed without a branch
+                         * per vector (a branch miss or two per listed block before) */
+                        const vf sv = ms__vsanitize(v[j]);
+                        ms__vst(y + t + j * W, sv);
+                        n = ms__vlist_nb(ids, n, ms__vbits((vi)(sv >= vt)), t + j * W);
+                    }
             } else if (ids) {
                 for (int32_t j = 0; j < 64; j += 2 * W) {
                     vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
@@ -302,14 +332,21 @@ static inline __attribute__((always_inline)) float ms__load_max_t(const void *ro
                 }
             }
         } else {
-            for (int32_t j = 0; j < 64; j += W) ms__vst(y + t + j, ms__vsanitize(ms__vload(row, dtype, t + j)));
-            for (; word; word &= word - 1) {
-                int32_t i = t + __builtin_ctzll(word);
-                y[i] = ms__penalize(y[i], r);
-            }
-            for (int32_t j = 0; j < 64; j++) {
-                if (y[t + j] > sm) sm = y[t + j];
-                if (ids && y[t + j] >= tau) ids[n++] = t + j;
+            /* A block with a seen token stays in vectors (round 8; the scalar loop it replaces
+             * took a compare and a branch per token, a few us over the bench's 64 such blocks,
+             * and most of the whole row's mispredicts after the listing's): each lane
+             * whose bit is set takes ms__penalize's own operations (the division or the
+             * product, then NaN -> -inf), the others keep the load; the block is stored whole,
+             * its maximum and listing as the vector path's. */
+            const vf vr = ms__vsplat(r), zero = ms__vsplat(0.0f);
+            for (int32_t j = 0; j < 64; j += W) {
+                vf v = ms__vsanitize(ms__vload(row, dtype, t + j));
+                const vi hit = (vi)((ms__vsplatu((uint32_t)(word >> j)) & ms__vlanebit()) != 0);
+                const vf pen = ms__vsanitize(ms__vsel((vi)(v > zero), v / vr, v * vr));
+                v = ms__vsel(hit, pen, v);
+                ms__vst(y + t + j, v);
+                vm = ms__vmax(vm, v);
+                if (ids) n = ms__vcollect(v, vt, t + j, ids, n, y, 0);
             }
         }
     }

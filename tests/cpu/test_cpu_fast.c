@@ -891,3 +891,90 @@ TEST(cpu_fast_kernel_edges) {
     }
     CHECK(levels >= 1); /* w16 at least */
 }
+
+/* ---- pass 1's penalty and listing against scalar code (round 8) ----
+ * load_max's blocks with a seen token apply ms__penalize lane by lane (masks from the bitset's
+ * word), and its listed blocks (sparse) pack the ids without a branch (AVX2: the permute table).
+ * Each level against ms_math.h's scalar operations over dense bitsets (lanes at the vectors'
+ * edges, whole words, bits past the last whole block), values of every sign, zeros, infinities
+ * and NaN, each dtype, penalties above and below 1: the same y, maximum and ids. */
+static void pass1_penalty_one(const ms_fast_kernels *K, int32_t V, ms_dtype dt, float pen, ms_trng *r) {
+    const char *L = K->name;
+    const int32_t nw = (V + 63) / 64;
+    float *x = (float *)malloc((size_t)V * 4), *ye = (float *)malloc((size_t)V * 4), *yk = (float *)malloc((size_t)V * 4);
+    uint16_t *h = (uint16_t *)malloc((size_t)V * 2);
+    uint64_t *seen = (uint64_t *)calloc((size_t)nw, 8);
+    uint32_t *ids = guarded(V);
+    for (int32_t t = 0; t < V; t++) {
+        float v = (float)(3.0 * ms_trng_normal(r));
+        switch (ms_trng_below(r, 16)) {
+        case 0: v = 0.0f; break;
+        case 1: v = -0.0f; break;
+        case 2: v = ms__neg_inf(); break;
+        case 3: v = ms__pos_inf(); break;
+        case 4: v = ms__u2f(0x7fc00000u); break; /* NaN */
+        case 5: v = 9.0f; break;                 /* ties at the top */
+        default: break;
+        }
+        x[t] = v;
+        /* the row as the dtype holds it: f16 / bf16 bits by truncation; the oracle reads them back */
+        if (dt == MS_DTYPE_BF16) h[t] = (uint16_t)(ms__f2u(v) >> 16);
+        else if (dt == MS_DTYPE_F16) h[t] = (uint16_t)ms_trng_below(r, 65536);
+    }
+    for (int32_t i = 0; i < nw; i++) {
+        switch (ms_trng_below(r, 4)) {
+        case 0: seen[i] = 0; break;
+        case 1: seen[i] = ~0ull; break;
+        case 2: seen[i] = 0x8000800180018001ull << ms_trng_below(r, 2); break; /* lanes at vector edges */
+        default: seen[i] = ms_trng_next(r) & ms_trng_next(r); break;
+        }
+    }
+    const void *row = dt == MS_DTYPE_F32 ? (const void *)x : (const void *)h;
+    float me = ms__neg_inf();
+    for (int32_t t = 0; t < V; t++) {
+        float v = dt == MS_DTYPE_F32 ? x[t] : dt == MS_DTYPE_BF16 ? ms__bf16_to_f32(h[t]) : ms__f16_to_f32(h[t]);
+        v = ms__sanitize(v);
+        if (ms__bit_get(seen, t)) v = ms__penalize(v, pen);
+        ye[t] = v;
+        if (v > me) me = v;
+    }
+    const float taus[3] = {ms__neg_inf(), 2.5f, 9.0f};
+    for (int mode = 0; mode < 3; mode++) { /* no list, dense list, sparse list */
+        const float tau = taus[mode == 0 ? 0 : 1 + (int)ms_trng_below(r, 2)];
+        for (int32_t i = 0; i < V + KG; i++) ids[i] = KSENT;
+        int32_t n = -1;
+        const float m = K->load_max(row, dt, V, seen, pen, yk, tau, mode ? (int32_t *)ids : NULL, mode ? &n : NULL,
+                                    mode == 2);
+        int same = ms__f2u(m) == ms__f2u(me) || (m == me && m == 0.0f); /* +-0: either zero is the max */
+        int32_t ne = 0, bad = -1;
+        for (int32_t t = 0; t < V && bad < 0; t++) {
+            const int listed = mode && ye[t] >= tau;
+            if (listed && (ne >= n || ((int32_t *)ids)[ne] != t)) bad = t;
+            ne += listed;
+            /* every y when no list is sparse; the listed ones otherwise */
+            if ((mode < 2 || listed) && ms__f2u(yk[t]) != ms__f2u(ye[t]) && !(yk[t] != yk[t] && ye[t] != ye[t])) bad = t;
+        }
+        CHECK_MSG(same && bad < 0 && (!mode || n == ne), "%s load_max %s V=%d r=%g mode %d tau %g: max %g/%g, n %d/%d, first bad %d",
+                  L, dt == MS_DTYPE_F32 ? "f32" : dt == MS_DTYPE_BF16 ? "bf16" : "f16", (int)V, (double)pen, mode,
+                  (double)tau, (double)m, (double)me, (int)n, (int)ne, (int)bad);
+        CHECK_MSG(guard_ok(ids, V), "%s load_max V=%d wrote past V", L, (int)V);
+    }
+    free(x); free(ye); free(yk); free(h); free(seen); free(ids);
+}
+
+TEST(cpu_fast_pass1_penalty) {
+    static const int32_t sizes[] = {1, 63, 64, 65, 127, 128, 200, 1000, 4096, 20011};
+    static const float pens[] = {1.3f, 0.7f, 2.0f};
+    ms_trng r = {808};
+    int levels = 0;
+    for (int l = MS_FAST_GENERIC; l < MS_FAST_N_LEVELS; l++) {
+        const ms_fast_kernels *K = ms__cpu_fast_kernels(l);
+        if (!K) continue;
+        levels++;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (int dt = 0; dt < 3; dt++)
+                for (int p = 0; p < 3; p++)
+                    pass1_penalty_one(K, sizes[i], dt == 0 ? MS_DTYPE_F32 : dt == 1 ? MS_DTYPE_BF16 : MS_DTYPE_F16, pens[p], &r);
+    }
+    CHECK(levels >= 1);
+}
