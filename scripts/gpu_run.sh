@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s|r8] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +72,32 @@ if [ "$what" = r4b ] && [ -z "${NOVAR:-}" ]; then # variant N: the BAND path off
      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R4VAR:--DMS_CU_NO_BAND}" >"$OUT/buildN.log" 2>&1 &&
    cmake --build build-gpuN -j4 --target ms_bench_cuda >>"$OUT/buildN.log" 2>&1) &
 fi
+# r8 (round 8: K1's pass fused into K2 for lite rows, -DMS_CU_FUSE12, off by default): builds main
+# (MAIN_CUDA_FLAGS, default -DMS_CU_FUSE12), N (the default code) and S (-DMS_CU_STAMPS -DMS_CU_FUSE12, the
+# stamps timeline); "F" is main's bench with MS_BENCH_FUSE_MIN=1 (every lite row of the default order fused,
+# at every B). The binaries may be carried prebuilt in .devcarry/r8bin/{main,N,S} (nvcc on the dev box; the
+# device's build time is most of a cold call): used when they run here, else built here. The CPU-only tree
+# (host_build) builds beside them for the CPU engineer's tests (ctest -R '^cpu_', to cpu_tests.txt).
+R8_PIDS=""
+if [ "$what" = r8 ]; then
+  [ -z "${NOCPU:-}" ] && { host_build; R8_HOST_PID=$!; }
+  MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_FUSE12}
+  declare -A R8F=([N]="-DMS_CU_R8_BASE" [F]="main's, MS_BENCH_FUSE_MIN=1" [S]="-DMS_CU_STAMPS -DMS_CU_FUSE12")
+  for v in main N S; do
+    src=.devcarry/r8bin/$v; dst=build-gpu; [ $v = main ] || dst=build-gpu$v
+    if [ -x $src/ms_bench_cuda ] && { $src/ms_bench_cuda --help 2>&1 || true; } | grep -q usage; then
+      mkdir -p $dst/tests/cuda && cp $src/ms_bench_cuda $dst/ && { [ ! -x $src/ms_cuda_tests ] || cp $src/ms_cuda_tests $dst/tests/cuda/; }
+      echo "variant $v: carried binaries ($(ls $src | tr '\n' ' '))" | tee -a "$OUT/build.log"
+    elif [ $v != main ]; then
+      echo "variant $v: building here (${R8F[$v]})" | tee -a "$OUT/build.log"
+      (cmake -S . -B $dst -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+         -DMSAMPLER_TESTS=$([ $v = N ] && echo ON || echo OFF) -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${R8F[$v]}" >/tmp/build$v.log 2>&1 &&
+       cmake --build $dst -j6 --target ms_bench_cuda $([ $v = N ] && echo ms_cuda_tests) >>/tmp/build$v.log 2>&1; echo "variant $v build exit $?" >>"$OUT/build.log") &
+      R8_PIDS="$R8_PIDS $!"
+    fi
+  done
+  [ -x build-gpu/tests/cuda/ms_cuda_tests ] && build-gpu/tests/cuda/ms_cuda_tests --list >/dev/null 2>&1 && SKIP_BUILD=1
+fi
 # r7 (round 7): r6's steps with the main build MAIN_CUDA_FLAGS (default -DMS_CU_K2_FINISH: K4's lean steps in
 # K2's last block, measured slower and removed; the define does something only with
 # bench/results/cuda_h200_2026-11-30-round7-k2finish.patch applied), variant N built with R6VAR (default
@@ -90,9 +116,10 @@ fi
 [ "$what" = r7s ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_STAMPS}
 # r6: the main build (tests, bench) had K4's lean path by -DMS_CU_K4_LEAN; since round 7 it is the default (the define is a no-op)
 [ "$what" = r6 ] && MAIN_CUDA_FLAGS=${MAIN_CUDA_FLAGS--DMS_CU_K4_LEAN}
-[ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
-      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-lineinfo ${MAIN_CUDA_FLAGS:-}" >"$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1
+# (braces: without them "a && b || c && d" ran the second cmake even when the build was skipped)
+[ -n "${SKIP_BUILD:-}" ] && [ -x build-gpu/ms_bench_cuda ] || { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF \
+      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-lineinfo ${MAIN_CUDA_FLAGS:-}" >>"$OUT/build.log" 2>&1 &&
+  cmake --build build-gpu -j16 --target ms_cuda_tests ms_bench_cuda >>"$OUT/build.log" 2>&1; }
 rc=$?
 [ -n "${SKIP_BUILD:-}" ] || tail -3 "$OUT/build.log"
 if [ $rc -ne 0 ]; then grep -iE "error" "$OUT/build.log" | head -30; exit 1; fi
@@ -245,6 +272,67 @@ if [ "$what" = r6 ]; then
   done
   SAN_TESTS="cuda_bad_inputs cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band" \
     SAN_RESERVE=${R6_SAN_RESERVE:-5} r4_san
+  log "done"
+  exit 0
+fi
+# r8 (round 8), after the main build: the nine tests on main (the quick ones first), the A/B of the full
+# setting (V=151936, B 1/16/64, both shapes) as main / N / F three times (main and F's first run with the
+# baseline, which checks their tokens), the CPU host tests, ncu kernel
+# times (main B 1 and 64, N B 64, F B 1), the bins / lite / fused tests on N, memcheck on the quick set,
+# the stamps timeline (variant S), racecheck; each step bounded by what is left of BUDGET_S
+if [ "$what" = r8 ]; then
+  r8_tests() { # binary, then test names in order
+    local tb=$1; shift
+    for t in "$@"; do
+      [ $(left) -gt 8 ] || { echo "   $t: no time left" | tee -a "$OUT/tests.log"; continue; }
+      s=$(date +%s)
+      timeout $(( $(left) < 60 ? $(left) : 60 )) $tb $t 2>&1 | tail -4 | tee -a "$OUT/tests.log"
+      echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+    done
+  }
+  log "tests ${MAIN_CUDA_FLAGS:-}" | tee -a "$OUT/tests.log"
+  r8_tests $T cuda_bad_inputs cuda_graph_replay_equals_eager cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite \
+    cuda_identity_many_steps cuda_identity_top_p_alone cuda_identity_band cuda_identity_matrix
+  [ -n "$R8_PIDS" ] && wait $R8_PIDS
+  for i in 1 2 3; do
+    for v in "" N F; do
+      [ $(left) -gt 20 ] || break
+      if [ -n "$v" ]; then fl=${R8F[$v]}; else fl=${MAIN_CUDA_FLAGS:-}; fi
+      log "bench full, V=151936, ${v:-main} ($fl)" | tee -a "$OUT/bench.txt"
+      bd=build-gpu${v/F/}; fm=""; [ "$v" = F ] && fm=1
+      [ -x $bd/ms_bench_cuda ] && MS_BENCH_FUSE_MIN=$fm timeout 40 $bd/ms_bench_cuda --setting full --vocab 151936 --batch ${R8_B:-1,16,64} \
+        --reps 3 $([ -z "$v" ] || [ "$v$i" = F1 ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+    done
+  done
+  if [ -n "${R8_HOST_PID:-}" ]; then
+    while kill -0 $R8_HOST_PID 2>/dev/null && [ $(left) -gt 60 ]; do sleep 1; done # bounded: the GPU steps come after
+    { log "host: $(lscpu | grep 'Model name' | sed 's/  */ /g'); $(nproc) cores"; tail -2 "$OUT/cpu_build.log"
+      log "ctest --test-dir build-host -R '^cpu_' -j8"
+      timeout $(( $(left) > 90 ? 90 : $(left) > 15 ? $(left) - 5 : 10 )) ctest --test-dir build-host -R '^cpu_' -j8 2>&1 | tail -60; } >>"$OUT/cpu_tests.txt" 2>&1
+    rm -f "$OUT/cpu_build.log"
+    tail -4 "$OUT/cpu_tests.txt"
+  fi
+  for vb in ":1" ":64" "N:64" "F:1" "F:64"; do
+    v=${vb%%:*}; b=${vb##*:}
+    log "ncu full flat B=$b ${v:-main}" | tee -a "$OUT/ncu.txt"
+    [ $(left) -gt 60 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
+    bd=build-gpu${v/F/}; fm=""; [ "$v" = F ] && fm=1
+    MS_BENCH_FUSE_MIN=$fm timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 --metrics gpu__time_duration.sum \
+      $bd/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full --no-baseline --reps 3 >/tmp/ncu.log 2>&1
+    grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+  done
+  log "tests on N (${R8F[N]})" | tee -a "$OUT/tests.log"
+  [ -x build-gpuN/tests/cuda/ms_cuda_tests ] && r8_tests build-gpuN/tests/cuda/ms_cuda_tests cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite
+  SAN_TOOLS=memcheck SAN_TESTS="cuda_bad_inputs cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band" \
+    SAN_RESERVE=5 r4_san
+  if [ -x build-gpuS/ms_bench_cuda ] && [ $(left) -gt 40 ]; then
+    for shape in flat peaked; do
+      log "stamps, full $shape V=151936 (${R8F[S]})" | tee -a "$OUT/stamps.txt"
+      MS_BENCH_STAMPS=1 timeout 30 build-gpuS/ms_bench_cuda --setting full --vocab 151936 --batch ${R7S_B:-1,64} --shape $shape \
+        --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/stamps.txt"
+    done
+  fi
+  SAN_TOOLS=racecheck SAN_TESTS="cuda_identity_fused cuda_identity_lite_bins cuda_graph_replay_equals_eager" SAN_RESERVE=3 r4_san
   log "done"
   exit 0
 fi

@@ -2976,6 +2976,10 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
     return MS_OK;
 }
 
+/* Round 8: the smallest chunk whose lite rows take the fused path (MS_CU_FUSE12); tests and the benchmark
+ * may change it (ms__cuda_fuse_minchunk) to reach small chunks. Read at launch, on the host. */
+static int32_t ms_cu_fuse_min = MS_CU_FUSE_MINCHUNK;
+
 /* Enqueues the whole pipeline (a memset and four kernels). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
@@ -3007,7 +3011,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     { /* round 8: K1's pass fused into K2 for lite rows of the default order, only where chunks are large
        * (at small B a chunk's own max lies well below the row's and its superset grows; ms_cu_k2_fused) */
         const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
-        a.fuse = chunk >= MS_CU_FUSE_MINCHUNK;
+        a.fuse = chunk >= ms_cu_fuse_min;
     }
 #endif
     a.apply_penalty = apply_penalty;
@@ -3145,11 +3149,13 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long 
 }
 extern "C" int ms__cuda_fuse12(void) {
 #ifdef MS_CU_FUSE12
-    return MS_CU_FUSE_MINCHUNK;
+    return ms_cu_fuse_min;
 #else
+    (void)ms_cu_fuse_min;
     return 0;
 #endif
 }
+extern "C" void ms__cuda_fuse_minchunk(int32_t tokens) { ms_cu_fuse_min = tokens > 0 ? tokens : MS_CU_FUSE_MINCHUNK; }
 extern "C" int ms__cuda_k4_lean(void) {
 #ifndef MS_CU_NO_K4_LEAN
     return 1;

@@ -49,6 +49,9 @@ int ms__cuda_k4_lean(void);
  * ms__cuda_mode_rows then also counts [1] fused rows seen by K4's lean path and [2] those whose check
  * failed (the whole-row path). */
 int ms__cuda_fuse12(void);
+/* Tests and benchmarks only (not thread-safe: set it between launches): the smallest chunk whose rows take
+ * the fused path (default MS_CU_FUSE_MINCHUNK, 8192 tokens; <= 0 restores it). No effect without the path. */
+void ms__cuda_fuse_minchunk(int32_t tokens);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */

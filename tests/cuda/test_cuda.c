@@ -739,13 +739,15 @@ TEST(cuda_identity_lite_bins) {
  * MS_CU_FUSE_MINCHUNK tokens): fp32 x V {151936, 262144} x B {32, 64, 99} and bf16 at V 151936 B 64, three
  * steps, rows of gen_row_fused mixed with rows the old kernels serve. Tokens, statuses and one ms_explain a
  * step equal to the reference; with the path built in, K4's counters must show fused rows, rows whose check
- * failed (the whole-row path) and rows whose check passed; without it, none. Quick (compute-sanitizer): fp32,
- * V 151936, B 32, one step. */
+ * failed (the whole-row path) and rows whose check passed; without it, none. Then the same with every lite
+ * row of the default order fused (small chunks). Quick (compute-sanitizer): fp32, V 151936, B 32, one step;
+ * V 32000, B 1 with every row fused. */
 TEST(cuda_identity_fused) {
     need_device("cuda_identity_fused");
     static const int32_t Vs[] = {151936, 262144}, Bs[] = {32, 64, 99};
     uint64_t before[8], after[8];
     REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    ms__cuda_fuse_minchunk(0); /* the default threshold */
     idcase cases[8];
     int n = 0;
     for (int k = 0; k < 7; k++) {
@@ -763,15 +765,42 @@ TEST(cuda_identity_fused) {
     }
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
-    const uint64_t fused = after[1] - before[1], failed = after[2] - before[2];
+    uint64_t fused = after[1] - before[1], failed = after[2] - before[2];
     printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
            ms__cuda_fuse12(), (unsigned long long)fused, (unsigned long long)failed);
+    /* Small chunks too (the threshold lowered to 1 token: every lite row of the default order is fused),
+     * where a chunk's own max lies far below the row's: fp32 x V {4099, 32000, 151936} x B {1, 7}, two
+     * steps (quick: V 32000, B 1). */
+    ms__cuda_fuse_minchunk(1);
+    const int fuse_small = ms__cuda_fuse12();
+    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    static const int32_t Vs2[] = {4099, 32000, 151936}, Bs2[] = {1, 7};
+    n = 0;
+    for (int v = 0; v < 3; v++)
+        for (int b = 0; b < 2; b++) {
+            if (quick() && (v != 1 || b != 0)) continue;
+            memset(&cases[n], 0, sizeof cases[n]);
+            cases[n].V = Vs2[v];
+            cases[n].B = Bs2[b];
+            cases[n].dtype = MS_DTYPE_F32;
+            cases[n].steps = quick() ? 1 : 2;
+            cases[n].spec_vocab = true;
+            cases[n].fused = true;
+            cases[n].seed = 0xf05e1000u + (uint64_t)n;
+            n++;
+        }
+    run_cases(cases, n);
+    ms__cuda_fuse_minchunk(0);
+    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
+    const uint64_t fused2 = after[1] - before[1], failed2 = after[2] - before[2];
+    printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
+           fuse_small, (unsigned long long)fused2, (unsigned long long)failed2);
     if (ms__cuda_fuse12() > 0) {
-        CHECK_MSG(fused > 0, "no row took the fused path");
-        CHECK_MSG(failed > 0, "no fused row failed the check (the whole-row fallback untested)");
-        CHECK_MSG(fused > failed, "no fused row passed the check");
+        CHECK_MSG(fused > 0 && fused2 > 0, "no row took the fused path (large or small chunks)");
+        CHECK_MSG(failed + failed2 > 0, "no fused row failed the check (the whole-row fallback untested)");
+        CHECK_MSG(fused > failed && fused2 > failed2, "no fused row passed the check (large or small chunks)");
     } else {
-        CHECK_MSG(fused == 0 && failed == 0, "rows counted on the fused path in a build without it");
+        CHECK_MSG(fused + fused2 == 0 && failed + failed2 == 0, "rows counted on the fused path in a build without it");
     }
 }
 
