@@ -295,14 +295,19 @@ static inline __attribute__((always_inline)) float ms__load_max_t(const void *ro
                  * token (about one block in five of a flat row at V=151936). */
                 enum { NV = 64 / W };
                 vf v[NV];
-                vi ge = (vi)ms__vsplatu(0);
                 for (int j = 0; j < NV; j++) v[j] = ms__vload(row, dtype, t + j * W);
+                /* round 8: the block's own maximum (two chains from -inf, so a NaN load never
+                 * enters: ms__vmax keeps its first operand unless the second is greater) feeds
+                 * the running maximum and says whether a lane reaches tau: one compare per block
+                 * instead of one per vector and their ors (-8 % of pass 1's instructions) */
+                vf b1 = ms__vsplat(ms__neg_inf()), b2 = b1;
                 for (int j = 0; j < NV; j += 2) {
-                    vm = ms__vmax(vm, v[j]);
-                    vm2 = ms__vmax(vm2, v[j + 1]);
+                    b1 = ms__vmax(b1, v[j]);
+                    b2 = ms__vmax(b2, v[j + 1]);
                 }
-                for (int j = 0; j < NV; j++) ge |= (vi)(v[j] >= vt);
-                if (ms__vany(ge))
+                const vf bm = ms__vmax(b1, b2);
+                vm = ms__vmax(vm, bm);
+                if (ms__vany((vi)(bm >= vt)))
                     for (int j = 0; j < NV; j++) {
                         /* round 8: the block's vectors all stored and listed without a branch
                          * per vector (a branch miss or two per listed block before) */
@@ -493,7 +498,7 @@ int32_t MS__FN(select_ge)(const float *y, int32_t V, float tau, int32_t *ids) {
         if (!ms__vany(any)) continue;
         for (int j = 0; j < 4 * W; j += W) {
             vi ge = (vi)(ms__vld(y + t + j) >= vt);
-            n = ms__vlist(ids, n, ms__vbits(ge), t + j); /* n <= t + j: the store stays below V */
+            n = ms__vlist_nb(ids, n, ms__vbits(ge), t + j); /* n <= t + j: the store stays below V */
         }
     }
     for (; t + W <= V; t += W) {
