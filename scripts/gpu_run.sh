@@ -332,7 +332,7 @@ if [ "$what" = r8 ]; then
         --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/stamps.txt"
     done
   fi
-  SAN_TOOLS=racecheck SAN_TESTS="cuda_identity_fused cuda_identity_lite_bins cuda_graph_replay_equals_eager" SAN_RESERVE=3 r4_san
+  SAN_TOOLS=racecheck SAN_TESTS="cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_fused" SAN_RESERVE=3 r4_san
   log "done"
   exit 0
 fi

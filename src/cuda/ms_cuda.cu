@@ -2978,7 +2978,9 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
 
 /* Round 8: the smallest chunk whose lite rows take the fused path (MS_CU_FUSE12); tests and the benchmark
  * may change it (ms__cuda_fuse_minchunk) to reach small chunks. Read at launch, on the host. */
+#ifdef MS_CU_FUSE12
 static int32_t ms_cu_fuse_min = MS_CU_FUSE_MINCHUNK;
+#endif
 
 /* Enqueues the whole pipeline (a memset and four kernels). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
@@ -3151,11 +3153,16 @@ extern "C" int ms__cuda_fuse12(void) {
 #ifdef MS_CU_FUSE12
     return ms_cu_fuse_min;
 #else
-    (void)ms_cu_fuse_min;
     return 0;
 #endif
 }
-extern "C" void ms__cuda_fuse_minchunk(int32_t tokens) { ms_cu_fuse_min = tokens > 0 ? tokens : MS_CU_FUSE_MINCHUNK; }
+extern "C" void ms__cuda_fuse_minchunk(int32_t tokens) {
+#ifdef MS_CU_FUSE12
+    ms_cu_fuse_min = tokens > 0 ? tokens : MS_CU_FUSE_MINCHUNK;
+#else
+    (void)tokens;
+#endif
+}
 extern "C" int ms__cuda_k4_lean(void) {
 #ifndef MS_CU_NO_K4_LEAN
     return 1;
