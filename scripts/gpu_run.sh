@@ -317,9 +317,13 @@ if [ "$what" = r8 ]; then
     log "ncu full flat B=$b ${v:-main}" | tee -a "$OUT/ncu.txt"
     [ $(left) -gt 60 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
     bd=build-gpu${v/F/}; fm=""; [ "$v" = F ] && fm=1
-    MS_BENCH_FUSE_MIN=$fm timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 --metrics gpu__time_duration.sum \
+    MS_BENCH_FUSE_MIN=$fm timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum \
       $bd/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full --no-baseline --reps 3 >/tmp/ncu.log 2>&1
-    grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+    # kernel, us, DRAM bytes read (does the fused K2 read the logits from DRAM once?)
+    r8n=$(awk '/ms_cu_k[1-4]/{k=$1} /dram__bytes_read.sum/{d=$NF" "$(NF-1)} /gpu__time_duration.sum/{print k, $NF, "us; dram read", d}' /tmp/ncu.log)
+    if [ -n "$r8n" ]; then echo "$r8n" | tee -a "$OUT/ncu.txt"
+    else grep -E "ms_cu_k|gpu__time_duration|dram__bytes|rror" /tmp/ncu.log | head -60 | tee -a "$OUT/ncu.txt"; fi
   done
   log "tests on N (${R8F[N]})" | tee -a "$OUT/tests.log"
   [ -x build-gpuN/tests/cuda/ms_cuda_tests ] && r8_tests build-gpuN/tests/cuda/ms_cuda_tests cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite
