@@ -942,7 +942,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
  * larger of that and the value it replaced, m' <= m (a lower bound of the row max: every block publishes
  * before K4 reads). It lists C = {t : !(fl(y - m') < cut)}, cut = ln(min_p) - 0.01 (c.minp_cut): a superset
  * of the chunk's part of S0, since w >= min_p implies fl(y - m) >= cut by ms__exp's accuracy (the same rule
- * as the pre-filter, docs/decisions.md) and fl(y - m') >= fl(y - m) (m' <= m, rounding is monotone). No exp
+ * as the pre-filter, docs/decisions.md) and fl(y - m') >= fl(y - m) (m' <= m, rounding is monotone); after
+ * the pass it reads maxkey again (m'' <= m, most blocks have published by then) and keeps only the staged
+ * tokens that pass the same test against m'', still a superset. No exp
  * and no mass here: the default order's top-p reads only the top-k set's masses (K4). A chunk with more
  * than k' of C keeps those at or above its k'-th key kth (ties kept) and records the smallest kth of the row
  * (fz_cut, as the max of ~kth). K4 (ms_cu_k4_lite), knowing m, drops the listed tokens outside S0 by the
@@ -1034,15 +1036,35 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
         });
     ms_cu_k2_fz_drain(c, q, qn, sn, sbuf);
     __syncthreads();
-    const uint32_t ns = *sn;
+    uint32_t ns = *sn;
     if (ns > MS_CU_STAGE_SH) { /* the superset overflowed the stage: K4 takes the whole-row path */
         if (threadIdx.x == 0) atomicExch(&st->fz_over, 1u);
         return;
     }
+    /* The row max again, after the pass: by now most blocks have published theirs, so m'' (>= m', still
+     * <= m) drops the staged tokens that only the stale bound let in (the same superset test): a chunk far
+     * below the row max then keeps few or none and records no cut (a cut there would fail K4's check).
+     * The kept ones move to the queues' space (free: every queue is drained). */
+    if (threadIdx.x == 0) mkey = atomicMax(&st->maxkey, 0u); /* a read of the current value */
+    __syncthreads();
+    const unsigned long long *list = sbuf;
+    if (mkey > mk) {
+        ms_cu_set_m(c, mkey);
+        if (threadIdx.x == 0) keepn = 0;
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x) {
+            const unsigned long long v = sbuf[i];
+            if (!(ms_cu_unkey((uint32_t)(v >> 32)) - c.m < c.minp_cut)) wq[atomicAdd(&keepn, 1u)] = v;
+        }
+        __syncthreads();
+        ns = keepn;
+        list = wq;
+        __syncthreads(); /* every thread has read keepn before it is reset below */
+    }
     uint32_t kth = 0;
     if (ns > kk) {
         ms_cu_keys_sh ks;
-        ks.v = sbuf;
+        ks.v = list;
         ks.n = ns;
         kth = ms_cu_kth_key(ks, kk, h, res);
         if (threadIdx.x == 0) atomicMax(&st->fz_cut, ~kth); /* the row's smallest cut, for K4's check */
@@ -1053,7 +1075,7 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
 #pragma unroll
     for (int j = 0; j < MS_CU_LITE_PER; j++) {
         const uint32_t i = threadIdx.x + j * MS_CU_T123;
-        pos[j] = (i < ns && (uint32_t)(sbuf[i] >> 32) >= kth) ? atomicAdd(&keepn, 1u) : ~0u;
+        pos[j] = (i < ns && (uint32_t)(list[i] >> 32) >= kth) ? atomicAdd(&keepn, 1u) : ~0u;
     }
     __syncthreads();
     if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
@@ -1062,7 +1084,7 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
 #pragma unroll
     for (int j = 0; j < MS_CU_LITE_PER; j++) {
         const uint32_t i = threadIdx.x + j * MS_CU_T123;
-        if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = sbuf[i];
+        if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = list[i];
     }
 }
 #endif
