@@ -276,7 +276,7 @@ if [ "$what" = r6 ]; then
   exit 0
 fi
 # r8 (round 8), after the main build: the nine tests on main (the quick ones first), the A/B of the full
-# setting (V=151936, B 1/16/64, both shapes) as main / N / F three times (main and F's first run with the
+# setting (V=151936, B 1/16/32/64, both shapes) as main / N / F three times (main and F's first run with the
 # baseline, which checks their tokens), the CPU host tests, ncu kernel
 # times (main B 1 and 64, N B 64, F B 1), the bins / lite / fused tests on N, memcheck on the quick set,
 # the stamps timeline (variant S), racecheck; each step bounded by what is left of BUDGET_S
@@ -300,7 +300,7 @@ if [ "$what" = r8 ]; then
       if [ -n "$v" ]; then fl=${R8F[$v]}; else fl=${MAIN_CUDA_FLAGS:-}; fi
       log "bench full, V=151936, ${v:-main} ($fl)" | tee -a "$OUT/bench.txt"
       bd=build-gpu${v/F/}; fm=""; [ "$v" = F ] && fm=1
-      [ -x $bd/ms_bench_cuda ] && MS_BENCH_FUSE_MIN=$fm timeout 40 $bd/ms_bench_cuda --setting full --vocab 151936 --batch ${R8_B:-1,16,64} \
+      [ -x $bd/ms_bench_cuda ] && MS_BENCH_FUSE_MIN=$fm timeout 40 $bd/ms_bench_cuda --setting full --vocab 151936 --batch ${R8_B:-1,16,32,64} \
         --reps 3 $([ -z "$v" ] || [ "$v$i" = F1 ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
     done
   done
