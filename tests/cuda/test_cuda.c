@@ -795,7 +795,9 @@ TEST(cuda_identity_fused) {
     const uint64_t fused2 = after[1] - before[1], failed2 = after[2] - before[2];
     printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
            fuse_small, (unsigned long long)fused2, (unsigned long long)failed2);
-    if (ms__cuda_fuse12() > 0) {
+    if (quick()) {
+        /* a handful of rows for the sanitizers, one step: which paths they take is left to chance */
+    } else if (ms__cuda_fuse12() > 0) {
         CHECK_MSG(fused > 0 && fused2 > 0, "no row took the fused path (large or small chunks)");
         CHECK_MSG(failed + failed2 > 0, "no fused row failed the check (the whole-row fallback untested)");
         CHECK_MSG(fused > failed && fused2 > failed2, "no fused row passed the check (large or small chunks)");
