@@ -589,6 +589,13 @@ static float ms__kth_value(const ms_fast_kernels *K, const float *y, int32_t V, 
 }
 
 #define MS__SCALE ((float)MS_FAST_NB / 32.0f) /* buckets per unit of y below the max */
+/* The coarse top-p bucket of y below the max m, min(NB - 1, trunc((m - y) MS__SCALE)): band_hist's
+ * bucket (ms__vbucket) in scalar form, one copy for the sample, the bucket cut and the threshold's
+ * search, so that they agree with the kernels and with each other. */
+static inline int32_t ms__coarse_bucket(float m, float y) {
+    const float d = (m - y) * MS__SCALE;
+    return d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
+}
 
 /* Top-p over every token (no min-p, top-p first), on buckets of y below the max (monotone in y, so
  * buckets are strictly ordered and equal values share one). hist/hcnt hold the exact mass and count
@@ -812,8 +819,8 @@ static int32_t ms__top_p_sample(ms_fast_ws *ws, const ms_fast_kernels *K, const 
     memset(ws->hc, 0, sizeof ws->hc);
     memset(ws->hq, 0, sizeof ws->hq);
     for (i = 0; i < ns; i++) {
-        const float d = (m - ws->sy[i]) * MS__SCALE, w = ws->sw[i];
-        const int32_t b = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
+        const float w = ws->sw[i];
+        const int32_t b = ms__coarse_bucket(m, ws->sy[i]);
         ws->hw[b] += w;
         ws->hc[b]++;
         ws->hq[b] += (double)w * w;
@@ -924,9 +931,7 @@ float ms__fast_bucket_cut(float m, int32_t b) {
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         const float v = ms__u2f(mid & 0x80000000u ? mid & 0x7fffffffu : ~mid);
-        const float d = (m - v) * MS__SCALE;
-        const int32_t bk = d < (float)(MS_FAST_NB - 1) ? (int32_t)d : MS_FAST_NB - 1;
-        if (bk < b) hi = mid;
+        if (ms__coarse_bucket(m, v) < b) hi = mid;
         else lo = mid + 1;
     }
     return ms__u2f(hi & 0x80000000u ? hi & 0x7fffffffu : ~hi);
@@ -1532,8 +1537,7 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
      * Y is a token's y (or -inf): at most m, so its unit is >= 0 in band terms iff it is not above
      * the band's first bucket */
     uint64_t total = kept;
-    const float dY = (m - Y) * MS__SCALE;
-    const int32_t bY = dY < (float)(MS_FAST_NB - 1) ? (int32_t)dY : MS_FAST_NB - 1;
+    const int32_t bY = ms__coarse_bucket(m, Y);
     if (kept_ok) {
         /* the search's own sum (round 5: the loop below over Y's bucket mispredicted its y >= Y) */
     } else if (!ms__is_pos_inf(Y) && bY >= b_lo && bY <= b_hi) {
