@@ -154,9 +154,10 @@ static int bc_cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
-    static const char *name[13] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
-                                   "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn"};
-    enum { R = 9, E = 13 };
+    static const char *name[16] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
+                                   "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn", "K4w rank", "K4w filt",
+                                   "K4w idord"};
+    enum { R = 9, E = 16 };
     double lo[E][R], hi[E][R];
     unsigned long long l[16], h[16];
     for (int k = 0; k < R; k++) {

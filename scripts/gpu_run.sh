@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s|r8] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s|r8|r9] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -97,6 +97,93 @@ if [ "$what" = r8 ]; then
     fi
   done
   [ -x build-gpu/tests/cuda/ms_cuda_tests ] && build-gpu/tests/cuda/ms_cuda_tests --list >/dev/null 2>&1 && SKIP_BUILD=1
+fi
+# r9 (round 9): binaries carried prebuilt in .devcarry/r9bin/{D,F,S} (D: the default code, -DMS_CU_R9_BASE a
+# no-op define; F: -DMS_CU_FUSE12, the fused path with round 9's check; S: -DMS_CU_STAMPS -DMS_CU_FUSE12; each
+# built here instead when its binary does not run), then the steps of R9_STEPS in order, each bounded by what
+# is left of BUDGET_S: dtests / ftests (every test of D's / F's runner, or R9_TESTS), dsan / fsan (memcheck
+# and racecheck on the quick set), ab (the full setting at V=151936, B in R9_B, both shapes, as D / F / FF
+# R9_AB times; FF = F's bench with MS_BENCH_FUSE_MIN=1: every lite row of the default order fused; D and F's
+# first run check their tokens against the CPU reference), stamps (S's timeline at B in R7S_B, both shapes,
+# and with every row fused), ncu (kernel times of D and F at flat B 1 / 64). No build of the main tree.
+if [ "$what" = r9 ]; then
+  declare -A R9F=([D]="-DMS_CU_R9_BASE" [F]="-DMS_CU_FUSE12" [S]="-DMS_CU_STAMPS -DMS_CU_FUSE12")
+  for v in D F S; do
+    src=.devcarry/r9bin/$v; dst=build-gpu$v
+    if [ -x $src/ms_bench_cuda ] && { $src/ms_bench_cuda --help 2>&1 || true; } | grep -q usage; then
+      mkdir -p $dst/tests/cuda && cp $src/ms_bench_cuda $dst/ && { [ ! -x $src/ms_cuda_tests ] || cp $src/ms_cuda_tests $dst/tests/cuda/; }
+      echo "$v (${R9F[$v]}): carried binaries ($(ls $src | tr '\n' ' '))" | tee -a "$OUT/build.log"
+    else
+      echo "$v: building here (${R9F[$v]})" | tee -a "$OUT/build.log"
+      cmake -S . -B $dst -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DMSAMPLER_TESTS=$([ $v = S ] && echo OFF || echo ON) "-DCMAKE_CUDA_FLAGS=${R9F[$v]}" >/tmp/build$v.log 2>&1 &&
+        timeout $(( $(left) / 2 )) cmake --build $dst -j16 --target ms_bench_cuda $([ $v = S ] || echo ms_cuda_tests) >>/tmp/build$v.log 2>&1
+      echo "   exit $?" | tee -a "$OUT/build.log"; grep -m5 -i " error" /tmp/build$v.log | tee -a "$OUT/build.log"
+    fi
+  done
+  r9_tests() { # binary, then test names in order (default: all of the binary's tests)
+    local tb=$1; shift
+    [ -x $tb ] || { echo "   $tb missing" | tee -a "$OUT/tests.log"; return; }
+    for t in ${@:-$($tb --list)}; do
+      [ $(left) -gt 8 ] || { echo "   $t: no time left" | tee -a "$OUT/tests.log"; continue; }
+      s=$(date +%s)
+      timeout $(( $(left) < 90 ? $(left) : 90 )) $tb $t 2>&1 | tail -5 | tee -a "$OUT/tests.log"
+      echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
+    done
+  }
+  r9_san() { # variant, tool, then test names (the quick set, one host thread)
+    local v=$1 tool=$2; shift 2
+    local tb=build-gpu$v/tests/cuda/ms_cuda_tests tl=$(( $(left) - 5 ))
+    [ $tl -gt 150 ] && tl=150
+    log "compute-sanitizer $tool on $v (${R9F[$v]})" | tee -a "$OUT/san.log"
+    [ $tl -lt 15 ] && { echo "   no time left" | tee -a "$OUT/san.log"; return; }
+    s=$(date +%s)
+    MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout $tl compute-sanitizer --tool $tool --error-exitcode 9 $tb "$@" >/tmp/san.log 2>&1
+    echo "   exit $? in $(( $(date +%s) - s )) s (timeout $tl s; $*)" | tee -a "$OUT/san.log"
+    grep -E "^ok|^not ok|rows compared|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|rror" /tmp/san.log | head -24 | tee -a "$OUT/san.log"
+  }
+  SANSET="cuda_bad_inputs cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band"
+  RACESET="cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_fused"
+  for step in ${R9_STEPS:-dtests ab dsan stamps ftests}; do
+    case $step in
+      dtests|ftests) v=$(echo ${step:0:1} | tr a-z A-Z)
+        log "tests on $v (${R9F[$v]})" | tee -a "$OUT/tests.log"
+        r9_tests build-gpu$v/tests/cuda/ms_cuda_tests ${R9_TESTS:-} ;;
+      dsan|fsan) v=$(echo ${step:0:1} | tr a-z A-Z)
+        r9_san $v memcheck $SANSET
+        r9_san $v racecheck $RACESET ;;
+      ab)
+        for i in $(seq 1 ${R9_AB:-3}); do
+          for v in D F FF; do
+            [ $(left) -gt 25 ] || break
+            bd=build-gpu${v:0:1}; fm=""; [ $v = FF ] && fm=1
+            log "bench full, V=151936, $v (${R9F[${v:0:1}]}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/bench.txt"
+            MS_BENCH_FUSE_MIN=$fm timeout 40 $bd/ms_bench_cuda --setting full --vocab 151936 --batch ${R9_B:-1,16,32,64} \
+              --reps 3 $([ $i = 1 ] && [ $v != FF ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+          done
+        done ;;
+      stamps)
+        for sf in "flat:" "peaked:" "flat:1"; do
+          shape=${sf%%:*}; fm=${sf##*:}
+          [ $(left) -gt 25 ] || break
+          log "stamps, full $shape V=151936 (${R9F[S]}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/stamps.txt"
+          MS_BENCH_FUSE_MIN=$fm MS_BENCH_STAMPS=1 timeout 30 build-gpuS/ms_bench_cuda --setting full --vocab 151936 --batch ${R7S_B:-1,64} \
+            --shape $shape --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/stamps.txt"
+        done ;;
+      ncu)
+        for vb in D:1 D:64 F:64 FF:1 FF:16; do
+          v=${vb%%:*}; b=${vb##*:}; bd=build-gpu${v:0:1}; fm=""; [ $v = FF ] && fm=1
+          log "ncu full flat B=$b $v" | tee -a "$OUT/ncu.txt"
+          [ $(left) -gt 45 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
+          MS_BENCH_FUSE_MIN=$fm timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 \
+            --metrics gpu__time_duration.sum $bd/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full \
+            --no-baseline --reps 3 >/tmp/ncu.log 2>&1
+          grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
+        done ;;
+    esac
+  done
+  log "done ($(( $(date +%s) - T0 )) s)"
+  exit 0
 fi
 # r7 (round 7): r6's steps with the main build MAIN_CUDA_FLAGS (default -DMS_CU_K2_FINISH: K4's lean steps in
 # K2's last block, measured slower and removed; the define does something only with

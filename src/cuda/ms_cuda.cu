@@ -131,7 +131,9 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * 1 K1 exit, 2 K2 entry, 3 K2 after its wait, 4 K2 exit (lite rows), 5 K3 entry, 6 K3 after its wait, 7 K3
  * exit (rows it skips), 8 K4 entry, 9 K4 after its wait, 10 K4 lean: after the stats' and bins' loads,
  * 11 K4 lean: the list built (after its barrier), 12 K4 lean: the row drawn (warp 0, after ms_cu_k4_warp)
- * or the block finish done. */
+ * or the block finish done; round 9, inside the one-warp finish (ms_cu_k4_warp): 13 ranked (the sort by
+ * rank counts and the masses), 14 filtered (prefix sums, runs, top-k / top-p), 15 the kept set in id order
+ * and its total (before the draw's Philox). */
 #define MS_CU_NSTAMP 16
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
@@ -606,7 +608,8 @@ struct ms_cu_args {
     uint32_t *hcnt;                 /* rows * MS_CU_HB */
     unsigned long long *hmass;      /* rows * MS_CU_HB */
     unsigned long long *cand;       /* rows * MS_CU_CAND */
-    int32_t fuse;                   /* round 8: lite rows of the default order take K2's fused path (ms_cu_fused) */
+    int32_t fuse;                   /* round 8: lite rows of the default order take K2's fused path (ms_cu_fused);
+                                     * 2: tests only, each block's bound is its own chunk's max (ms__cuda_fuse_stale) */
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -1009,7 +1012,9 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
             if (v) {
                 const uint32_t mine = ms_cu_key(ms_cu_unkey(v) / c.sl.temperature);
                 const uint32_t old = atomicMax(&st->maxkey, mine);
-                mp = mine <= MS_CU_KEY_NEGINF ? 0 : old > mine ? old : mine; /* 0: the chunk has no finite token */
+                /* 0: the chunk has no finite token. a.fuse == 2 (tests only, ms__cuda_fuse_stale): the chunk's own
+                 * max, as if no other block had published yet, so that K4's check fails on rows where it can */
+                mp = mine <= MS_CU_KEY_NEGINF ? 0 : (old > mine && a.fuse != 2) ? old : mine;
             }
             mkey = mp;
         }
@@ -1045,7 +1050,7 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
      * <= m) drops the staged tokens that only the stale bound let in (the same superset test): a chunk far
      * below the row max then keeps few or none and records no cut (a cut there would fail K4's check).
      * The kept ones move to the queues' space (free: every queue is drained). */
-    if (threadIdx.x == 0) mkey = atomicMax(&st->maxkey, 0u); /* a read of the current value */
+    if (threadIdx.x == 0 && a.fuse != 2) mkey = atomicMax(&st->maxkey, 0u); /* a read of the current value */
     __syncthreads();
     const unsigned long long *list = sbuf;
     if (mkey > mk) {
@@ -1066,8 +1071,20 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
         ms_cu_keys_sh ks;
         ks.v = list;
         ks.n = ns;
-        kth = ms_cu_kth_key(ks, kk, h, res);
+        const uint32_t v = ms_cu_kth_key(ks, kk, h, res);
+#ifndef MS_CU_FZ_R8CHECK
+        /* Round 9: cut only where the k'-th is surely in S0 relative to the bound used, m'' = c.m (then the k'
+         * tokens at or above it are sure too: the test is monotone in y), and record the smallest such m''
+         * (fz_cut, as the max of ~key); K4 accepts the row when it equals the row max m. A chunk whose k'-th is
+         * not sure keeps all of its list, however far the cut would lie from min-p's boundary. */
+        if (!c.inf_row && ms_cu_unkey(v) - c.m >= logf(c.sl.min_p) + 0.01f) {
+            kth = v;
+            if (threadIdx.x == 0) atomicMax(&st->fz_cut, ~mkey);
+        }
+#else /* round 8's check: every cut, K4 checks the smallest against m */
+        kth = v;
         if (threadIdx.x == 0) atomicMax(&st->fz_cut, ~kth); /* the row's smallest cut, for K4's check */
+#endif
     }
     if (threadIdx.x == 0) keepn = 0;
     __syncthreads();
@@ -2272,6 +2289,7 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     const int32_t id0 = (int32_t)(uint32_t)s0, id1 = (int32_t)(uint32_t)s1;
     const uint64_t q0 = v0 ? ms_cu_from_y(c, ms_cu_unkey(k0), id0).q : 0;
     const uint64_t q1 = v1 ? ms_cu_from_y(c, ms_cu_unkey(k1), id1).q : 0;
+    ms_cu_stamp(13);
     /* exclusive mass sums P and the start of each key's run (ties) */
     const uint64_t pair = q0 + q1, inc = ms_cu_warp_incl_u64(pair);
     const uint64_t P0 = inc - pair, P1 = P0 + q0, Ptot = __shfl_sync(FULL, inc, 31);
@@ -2312,6 +2330,7 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
             if (f.k2 > 0) L = count_if(L, 0, (uint64_t)f.k2);
         }
     }
+    ms_cu_stamp(14);
     /* the kept prefix in id order: rank by id, then the draw as ms_cu_draw */
     const bool kp0 = i0 < L, kp1 = i1 < L;
     int r0 = 0, r1 = 0;
@@ -2337,6 +2356,7 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     /* 5. the floor: stop ids lose their mass unless nothing would be left */
     const bool floor_on = c.floor && total - stop_m > 0;
     if (floor_on) total -= stop_m;
+    ms_cu_stamp(15);
     if (total == 0) {
         if (lane == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
         return;
@@ -2512,10 +2532,15 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_FUSE12
     if (fz) { /* round 8 (ms_cu_k2_fused): the check that makes the fused row's candidates exact */
         bool ok = fz_over == 0 && cand_n <= MS_CU_CAND;
+#ifndef MS_CU_FZ_R8CHECK
+        /* round 9: every chunk that cut did so against the true max (ms_cu_k2_fused) */
+        if (ok && fz_cut != 0) ok = ~fz_cut == mk;
+#else
         if (ok && fz_cut != 0) {
             const float kv = ms_cu_unkey(~fz_cut);
             ok = c.inf_row ? ms__is_pos_inf(kv) : kv - c.m >= logf(c.sl.min_p) + 0.01f;
         }
+#endif
         if (threadIdx.x == 0 && ms_cu_count_all) {
             atomicAdd(&ms_cu_mode_rows[1], 1ull);
             if (!ok) atomicAdd(&ms_cu_mode_rows[2], 1ull);
@@ -3002,6 +3027,7 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
  * may change it (ms__cuda_fuse_minchunk) to reach small chunks. Read at launch, on the host. */
 #ifdef MS_CU_FUSE12
 static int32_t ms_cu_fuse_min = MS_CU_FUSE_MINCHUNK;
+static int ms_cu_fuse_stale; /* round 9, tests only (ms__cuda_fuse_stale): a.fuse = 2 */
 #endif
 
 /* Enqueues the whole pipeline (a memset and four kernels). */
@@ -3035,7 +3061,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     { /* round 8: K1's pass fused into K2 for lite rows of the default order, only where chunks are large
        * (at small B a chunk's own max lies well below the row's and its superset grows; ms_cu_k2_fused) */
         const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
-        a.fuse = chunk >= ms_cu_fuse_min;
+        a.fuse = chunk >= ms_cu_fuse_min ? (ms_cu_fuse_stale ? 2 : 1) : 0;
     }
 #endif
     a.apply_penalty = apply_penalty;
@@ -3183,6 +3209,13 @@ extern "C" void ms__cuda_fuse_minchunk(int32_t tokens) {
     ms_cu_fuse_min = tokens > 0 ? tokens : MS_CU_FUSE_MINCHUNK;
 #else
     (void)tokens;
+#endif
+}
+extern "C" void ms__cuda_fuse_stale(int on) {
+#ifdef MS_CU_FUSE12
+    ms_cu_fuse_stale = on != 0;
+#else
+    (void)on;
 #endif
 }
 extern "C" int ms__cuda_k4_lean(void) {

@@ -795,14 +795,48 @@ TEST(cuda_identity_fused) {
     const uint64_t fused2 = after[1] - before[1], failed2 = after[2] - before[2];
     printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
            fuse_small, (unsigned long long)fused2, (unsigned long long)failed2);
+    /* Round 9: K4 accepts a fused row when every chunk that cut used the true max as its bound, which in a
+     * real step depends on when the row's blocks publish their maxima. With ms__cuda_fuse_stale each block
+     * uses its own chunk's max instead (as if it ran first), so rows whose lower chunks cut fail the check
+     * and take the whole-row path while the others pass: both branches, whatever the timing. fp32 x V
+     * 151936 x B {32, 64} at the default threshold, and V 32000 B 7 with every row fused, two steps (quick:
+     * V 151936 B 32, one step). */
+    ms__cuda_fuse_stale(1);
+    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    n = 0;
+    for (int k = 0; k < 3; k++) {
+        if (quick() && k > 0) continue;
+        memset(&cases[n], 0, sizeof cases[n]);
+        cases[n].V = k < 2 ? 151936 : 32000;
+        cases[n].B = k == 0 ? 32 : k == 1 ? 64 : 7;
+        cases[n].dtype = MS_DTYPE_F32;
+        cases[n].steps = quick() ? 1 : 2;
+        cases[n].spec_vocab = true;
+        cases[n].fused = true;
+        cases[n].seed = 0xf05e2000u + (uint64_t)n;
+        n++;
+    }
+    run_cases(cases, quick() ? 1 : 2); /* the large chunks at the default threshold, then the small ones */
+    if (!quick()) {
+        ms__cuda_fuse_minchunk(1);
+        run_cases(cases + 2, 1);
+        ms__cuda_fuse_minchunk(0);
+    }
+    ms__cuda_fuse_stale(0);
+    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
+    const uint64_t fused3 = after[1] - before[1], failed3 = after[2] - before[2];
+    printf("  fused path, each block's own max as its bound: rows seen by K4 %llu, of which the check failed %llu\n",
+           (unsigned long long)fused3, (unsigned long long)failed3);
     if (quick()) {
         /* a handful of rows for the sanitizers, one step: which paths they take is left to chance */
     } else if (ms__cuda_fuse12() > 0) {
         CHECK_MSG(fused > 0 && fused2 > 0, "no row took the fused path (large or small chunks)");
-        CHECK_MSG(failed + failed2 > 0, "no fused row failed the check (the whole-row fallback untested)");
         CHECK_MSG(fused > failed && fused2 > failed2, "no fused row passed the check (large or small chunks)");
+        CHECK_MSG(failed3 > 0, "no fused row failed the check (the whole-row fallback untested)");
+        CHECK_MSG(fused3 > failed3, "no fused row passed the check with stale bounds");
     } else {
-        CHECK_MSG(fused + fused2 == 0 && failed + failed2 == 0, "rows counted on the fused path in a build without it");
+        CHECK_MSG(fused + fused2 + fused3 == 0 && failed + failed2 + failed3 == 0,
+                  "rows counted on the fused path in a build without it");
     }
 }
 
