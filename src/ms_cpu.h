@@ -72,8 +72,10 @@ typedef struct ms_fast_kernels {
     float (*load_max)(const void *row, ms_dtype dtype, int32_t V, const uint64_t *seen, float r, float *y,
                       float tau, int32_t *ids, int32_t *n_ids, int sparse);
     float (*max)(const float *y, int32_t V);
-    /* y /= T in place, w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum; returns the total */
-    uint64_t (*exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
+    /* y /= T in place (x == y), or y = sanitize(x) / T from another fp32 array x (round 9: the caller's
+     * row, no copy made by pass 1), w = exp(y - m), exact mass per MS_FAST_BLOCK block into bsum;
+     * returns the total */
+    uint64_t (*exp_mass)(const float *x, float *y, float *w, int32_t V, float T, float m, uint64_t *bsum);
     /* after exp_mass, buckets min(NB - 1, trunc((m - y) scale)): exact mass and count below bucket
      * b_lo, and per bucket in [b_lo, b_hi]; the ids in [b_lo, b_hi] listed ascending in list and their
      * buckets in list_bk (room for V + 16 each), counted in *n_list; work: MS_FAST_BAND_WORK entries */
@@ -91,8 +93,8 @@ typedef struct ms_fast_kernels {
     /* list[i] for the i < n with bk[i] == which, in order, into ids (room for n + 16); returns the count */
     int32_t (*band_pick)(const int32_t *list, const uint32_t *bk, int32_t n, uint32_t which, int32_t *ids);
     /* exp_mass, and the exact mass and count of the tokens whose y (after the division) is >= ytop */
-    uint64_t (*exp_mass_top)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum, float ytop,
-                             uint64_t *mass_top, int64_t *cnt_top);
+    uint64_t (*exp_mass_top)(const float *x, float *y, float *w, int32_t V, float T, float m, uint64_t *bsum,
+                             float ytop, uint64_t *mass_top, int64_t *cnt_top);
     /* after exp_mass: the ids with ylo <= y < yhi listed ascending (list: room for V), their units
      * min(u_top, trunc((m - y) uscale)) - u_lo (band_hist's buckets when uscale is its scale; the
      * caller's cuts put them in [0, u_top - u_lo]) in list_bk (room for V + 16), and the exact mass
@@ -125,6 +127,11 @@ float ms__fast_bucket_cut(float m, int32_t b);
  * the pre-sampled band over the team (a split row), or listed a peaked row's count-rule band (from
  * the top) with band_list. */
 void ms__fast_top_p_counts(int64_t out[5]);
+/* (round 9, tests) Whether exp-path rows of fp32 without penalties skip pass 1's copy and run the
+ * exp pass on the caller's row (on by default): sets it (on = 0 / 1) and returns the previous
+ * setting, or returns it (on < 0); and how many rows took that path so far. */
+int ms__fast_set_direct(int on);
+int64_t ms__fast_direct_rows(void);
 /* Whether a level is usable here; its name ("generic", "w16", "avx2", "avx512"). */
 bool ms__cpu_fast_level_ok(int level);
 const char *ms__cpu_fast_level_name(int level);

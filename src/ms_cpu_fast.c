@@ -790,12 +790,21 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
 }
 
 /* The top-p bracket's sample (round 7: taken before the exp pass): ns tokens of the row in runs of
- * 16 neighbours, copied from s->y (x, before the division) into ws->sy and run through exp_mass,
+ * 16 neighbours, copied from x (s->y before the division, or round 9 the caller's fp32 row: hence the
+ * NaN -> -inf, a no-op on s->y) into ws->sy and run through exp_mass,
  * which gives each exactly the y and w the exp pass will give it (the same operations); their
  * weights by bucket of y below the max in hw, hq (squares), hc. Returns ns (0: the row is too small
  * to sample, V < 8192). */
 /* How often the top-p paths of round 7 ran (tests: that the forced cases reach them). */
 static atomic_llong ms__tp_counts[5];
+/* Round 9: whether the exp-path rows that can read the caller's row do (tests switch it off to
+ * compare both ways), and how many did. */
+static atomic_int ms__fast_direct = 1;
+static atomic_llong ms__direct_rows;
+int ms__fast_set_direct(int on) {
+    return on < 0 ? atomic_load(&ms__fast_direct) : atomic_exchange(&ms__fast_direct, on ? 1 : 0);
+}
+int64_t ms__fast_direct_rows(void) { return (int64_t)atomic_load_explicit(&ms__direct_rows, memory_order_relaxed); }
 void ms__fast_top_p_counts(int64_t out[5]) {
     for (int i = 0; i < 5; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
 }
@@ -810,11 +819,11 @@ static int32_t ms__top_p_sample(ms_fast_ws *ws, const ms_fast_kernels *K, const 
     int32_t i = 0;
     for (; i + 16 <= ns; i += 16) {
         const float *src = x + (i >> 4) * run_gap;
-        for (int k = 0; k < 16; k++) ws->sy[i + k] = src[k];
+        for (int k = 0; k < 16; k++) ws->sy[i + k] = ms__sanitize(src[k]);
     }
-    for (; i < ns; i++) ws->sy[i] = x[(i >> 4) * run_gap + (i & 15)];
+    for (; i < ns; i++) ws->sy[i] = ms__sanitize(x[(i >> 4) * run_gap + (i & 15)]);
     uint64_t bs[MS__BRACKET_SAMPLES / MS_FAST_BLOCK + 1];
-    (void)K->exp_mass(ws->sy, ws->sw, ns, T, m, bs);
+    (void)K->exp_mass(ws->sy, ws->sy, ws->sw, ns, T, m, bs);
     memset(ws->hw, 0, sizeof ws->hw);
     memset(ws->hc, 0, sizeof ws->hc);
     memset(ws->hq, 0, sizeof ws->hq);
@@ -955,6 +964,7 @@ typedef struct ms_split_ctx {
     float ytop;         /* round 7: exp_mass_top's cut; band_list's cuts and units */
     float ylo, uscale;
     int32_t u_lo, u_top;
+    const float *x;     /* round 9: the exp pass's input (y itself, or the caller's fp32 row) */
 } ms_split_ctx;
 
 static inline int32_t ms__chunk_len(int32_t V, int32_t c) {
@@ -967,6 +977,10 @@ static void ms__split_load_chunk(void *arg, int32_t c, int32_t slot) {
     (void)slot;
     const int32_t lo = c * MS_FAST_CHUNK;
     const size_t es = x->job->dtype == MS_DTYPE_F32 ? 4 : 2;
+    if (!x->y) { /* round 9: the max alone (a direct row: the exp pass reads the caller's row) */
+        x->ws->c_max[c] = x->K->max((const float *)x->job->row + lo, ms__chunk_len(x->V, c));
+        return;
+    }
     x->ws->c_max[c] = x->K->load_max((const char *)x->job->row + (size_t)lo * es, x->job->dtype, ms__chunk_len(x->V, c),
                                      x->seen ? x->seen + lo / 64 : NULL, x->r, x->y + lo, 0.0f, NULL, NULL, 0);
 }
@@ -975,7 +989,7 @@ static void ms__split_exp_chunk(void *arg, int32_t c, int32_t slot) {
     const ms_split_ctx *x = (const ms_split_ctx *)arg;
     (void)slot;
     const int32_t lo = c * MS_FAST_CHUNK;
-    x->ws->c_mass[c] = x->K->exp_mass(x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->T, x->m,
+    x->ws->c_mass[c] = x->K->exp_mass(x->x + lo, x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->T, x->m,
                                       x->ws->bsum + lo / MS_FAST_BLOCK);
 }
 
@@ -983,7 +997,7 @@ static void ms__split_exp_top_chunk(void *arg, int32_t c, int32_t slot) {
     const ms_split_ctx *x = (const ms_split_ctx *)arg;
     (void)slot;
     const int32_t lo = c * MS_FAST_CHUNK;
-    x->ws->c_mass[c] = x->K->exp_mass_top(x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->T, x->m,
+    x->ws->c_mass[c] = x->K->exp_mass_top(x->x + lo, x->y + lo, x->w + lo, ms__chunk_len(x->V, c), x->T, x->m,
                                           x->ws->bsum + lo / MS_FAST_BLOCK, x->ytop, &x->ws->c_top[c], &x->ws->c_cnt[c]);
 }
 
@@ -1019,7 +1033,7 @@ static bool ms__split_on(const ms_fast_ws *ws, int32_t V) {
 
 static float ms__split_load_max(ms_fast_ws *ws, const ms_row_job *job, const ms_fast_kernels *K, const uint64_t *seen,
                                 float r, float *y) {
-    ms_split_ctx x = {K, ws, job->V, job, seen, r, 1.0f, 0.0f, y, NULL, 0, 0, NULL, 0.0f, 0.0f, 0.0f, 0, 0};
+    ms_split_ctx x = {K, ws, job->V, job, seen, r, 1.0f, 0.0f, y, NULL, 0, 0, NULL, 0.0f, 0.0f, 0.0f, 0, 0, NULL};
     const int32_t nc = ms__n_chunks(job->V);
     ms__cpu_team_for(ws->team, nc, ms__split_load_chunk, &x);
     float mx = ws->c_max[0];
@@ -1028,9 +1042,9 @@ static float ms__split_load_max(ms_fast_ws *ws, const ms_row_job *job, const ms_
     return mx;
 }
 
-static uint64_t ms__split_exp_mass(ms_fast_ws *ws, const ms_fast_kernels *K, float *y, float *w, int32_t V, float T,
-                                   float m) {
-    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL, 0.0f, 0.0f, 0.0f, 0, 0};
+static uint64_t ms__split_exp_mass(ms_fast_ws *ws, const ms_fast_kernels *K, const float *src, float *y, float *w,
+                                   int32_t V, float T, float m) {
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL, 0.0f, 0.0f, 0.0f, 0, 0, src};
     const int32_t nc = ms__n_chunks(V);
     ms__cpu_team_for(ws->team, nc, ms__split_exp_chunk, &x);
     uint64_t M = 0;
@@ -1039,9 +1053,9 @@ static uint64_t ms__split_exp_mass(ms_fast_ws *ws, const ms_fast_kernels *K, flo
 }
 
 /* exp_mass_top over the team: the same y, w, block masses, M, mass and count above ytop */
-static uint64_t ms__split_exp_mass_top(ms_fast_ws *ws, const ms_fast_kernels *K, float *y, float *w, int32_t V, float T,
-                                       float m, float ytop, uint64_t *mass_top, int64_t *cnt_top) {
-    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL, ytop, 0.0f, 0.0f, 0, 0};
+static uint64_t ms__split_exp_mass_top(ms_fast_ws *ws, const ms_fast_kernels *K, const float *src, float *y, float *w,
+                                       int32_t V, float T, float m, float ytop, uint64_t *mass_top, int64_t *cnt_top) {
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, T, m, y, w, 0, 0, NULL, ytop, 0.0f, 0.0f, 0, 0, src};
     const int32_t nc = ms__n_chunks(V);
     ms__cpu_team_for(ws->team, nc, ms__split_exp_top_chunk, &x);
     uint64_t M = 0, top = 0;
@@ -1060,7 +1074,7 @@ static uint64_t ms__split_exp_mass_top(ms_fast_ws *ws, const ms_fast_kernels *K,
 static void ms__split_band_list(ms_fast_ws *ws, const ms_fast_kernels *K, const float *y, const float *w, int32_t V,
                                 float m, float uscale, float ylo, float yhi, int32_t u_lo, int32_t u_top, uint64_t *hist,
                                 uint32_t *hcnt, int32_t *band, int32_t *n_band) {
-    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, 0, 0, band, yhi, ylo, uscale, u_lo, u_top};
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, 0, 0, band, yhi, ylo, uscale, u_lo, u_top, NULL};
     const int32_t nc = ms__n_chunks(V), nu = u_top - u_lo + 1;
     ms__cpu_team_for(ws->team, nc, ms__split_list_chunk, &x);
     memset(hist, 0, (size_t)nu * sizeof *hist);
@@ -1087,7 +1101,7 @@ static void ms__split_band_list(ms_fast_ws *ws, const ms_fast_kernels *K, const 
 static void ms__split_band_hist(ms_fast_ws *ws, const ms_fast_kernels *K, const float *y, const float *w, int32_t V,
                                 float m, int32_t b_lo, int32_t b_hi, uint64_t *hist, uint32_t *hcnt,
                                 uint64_t *mass_top, int64_t *cnt_top, int32_t *band, int32_t *n_band) {
-    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, b_lo, b_hi, band, 0.0f, 0.0f, 0.0f, 0, 0};
+    ms_split_ctx x = {K, ws, V, NULL, NULL, 1.0f, 1.0f, m, (float *)y, (float *)w, b_lo, b_hi, band, 0.0f, 0.0f, 0.0f, 0, 0, NULL};
     const int32_t nc = ms__n_chunks(V);
     ms__cpu_team_for(ws->team, nc, ms__split_band_chunk, &x);
     memset(hist + b_lo, 0, (size_t)(b_hi - b_lo + 1) * sizeof *hist);
@@ -1304,7 +1318,28 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
      * 7/8 of the row's stores saved: 73-79 -> 69-72 us/row flat at V=151936, docs/cpu.md). A fallback that needs every
      * token first rebuilds the copy from the caller's row (ms__fast_full_copy: same values). */
     bool y_sparse = false;
-    if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 16384) {
+    /* Round 9: a row on the exp path (every token gets an exp: top-p first without min-p, or no
+     * filter) whose y before the division is sanitize(x) (fp32, nothing penalised) makes no copy:
+     * pass 1 takes the max of the caller's row alone and the exp pass reads that row (valid
+     * during the call), writing y = sanitize(x) / T; its V stores are saved. */
+    const bool direct = atomic_load_explicit(&ms__fast_direct, memory_order_relaxed) && job->dtype == MS_DTYPE_F32 && !seen && !windowed && !minp_on &&
+                        !topk_first && cfg->temperature >= MS_GREEDY_TEMPERATURE;
+    const float *xsrc = direct ? (const float *)job->row : s->y; /* the exp pass's input */
+    if (direct) {
+        atomic_fetch_add_explicit(&ms__direct_rows, 1, memory_order_relaxed);
+        /* the max of sanitize(x) is the max of x: ms__vmax and the scalar > never take a NaN */
+        if (ms__split_on((ms_fast_ws *)s->fast, V)) {
+            ms_split_ctx x = {K, (ms_fast_ws *)s->fast, V, job, NULL, 1.0f, 1.0f, 0.0f, NULL, NULL, 0, 0, NULL, 0.0f,
+                              0.0f, 0.0f, 0, 0, NULL};
+            const int32_t nc = ms__n_chunks(V);
+            ms__cpu_team_for(((ms_fast_ws *)s->fast)->team, nc, ms__split_load_chunk, &x);
+            mx = ((ms_fast_ws *)s->fast)->c_max[0];
+            for (int32_t c = 1; c < nc; c++)
+                if (((ms_fast_ws *)s->fast)->c_max[c] > mx) mx = ((ms_fast_ws *)s->fast)->c_max[c];
+        } else {
+            mx = K->max(xsrc, V);
+        }
+    } else if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 16384) {
         /* pass 1 in two parts: the prefix, a top-k threshold guessed from it (L1/L2-resident), then
          * the rest listing the tokens above the guess as it streams; the prefix is listed from the
          * copy. One read of the row; the list is checked exactly below. */
@@ -1447,7 +1482,8 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     uint64_t *bsum = ws->bsum;
     const bool split = ms__split_on(ws, V);
     if (!top_p_on) { /* no filter left: every token is kept */
-        const uint64_t M = split ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m) : K->exp_mass(s->y, s->w, V, T, m, bsum);
+        const uint64_t M = split ? ms__split_exp_mass(ws, K, xsrc, s->y, s->w, V, T, m)
+                                 : K->exp_mass(xsrc, s->y, s->w, V, T, m, bsum);
         ms__thresh_finish(job, s, K, ms__neg_inf(), M, bsum, draw, floor, out);
         return;
     }
@@ -1455,16 +1491,17 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     const double pf = (double)p_q / 4294967296.0;
     /* round 7: the bracket's sample before the exp pass; in a flat row it picks the band's first
      * bucket b_e now, the exp pass sums the exact mass above it, and the band's pass reads y alone */
-    const int32_t ns = ms__top_p_sample(ws, K, s->y, V, T, m);
+    const int32_t ns = ms__top_p_sample(ws, K, xsrc, V, T, m);
     const int32_t b_e = ms__top_p_pre_edge(ws, ns, V, pf);
     const float y_e = b_e > 0 ? ms__fast_bucket_cut(m, b_e) : ms__pos_inf();
     ms_band bd;
     bd.mass_top = 0;
     bd.cnt_top = 0;
-    const uint64_t M = b_e > 0 ? (split ? ms__split_exp_mass_top(ws, K, s->y, s->w, V, T, m, y_e, &bd.mass_top, &bd.cnt_top)
-                                        : K->exp_mass_top(s->y, s->w, V, T, m, bsum, y_e, &bd.mass_top, &bd.cnt_top))
-                       : split ? ms__split_exp_mass(ws, K, s->y, s->w, V, T, m)
-                               : K->exp_mass(s->y, s->w, V, T, m, bsum);
+    const uint64_t M =
+        b_e > 0 ? (split ? ms__split_exp_mass_top(ws, K, xsrc, s->y, s->w, V, T, m, y_e, &bd.mass_top, &bd.cnt_top)
+                         : K->exp_mass_top(xsrc, s->y, s->w, V, T, m, bsum, y_e, &bd.mass_top, &bd.cnt_top))
+        : split ? ms__split_exp_mass(ws, K, xsrc, s->y, s->w, V, T, m)
+                : K->exp_mass(xsrc, s->y, s->w, V, T, m, bsum);
     int32_t b_lo, b_hi;
     ms__top_p_bracket(ws, ns, V, pf, M, &b_lo, &b_hi);
     float Y = ms__pos_inf();

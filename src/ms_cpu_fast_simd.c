@@ -111,6 +111,10 @@ static inline vf ms__vsanitize(vf x) {
     vi nan = (vi)(x != x);
     return ms__vsel(nan, ms__vsplat(ms__neg_inf()), x);
 }
+static inline vf ms__vmax(vf a, vf b);
+/* The same in one instruction where ms__vmax is one (round 9, the direct exp pass): x > -inf ? x :
+ * -inf is x for every x but NaN (-inf stays -inf, -0 stays -0) and -inf for NaN: ms__sanitize. */
+static inline vf ms__vsanitize1(vf x) { return ms__vmax(ms__vsplat(ms__neg_inf()), x); }
 
 /* ms__f16_to_f32 without the normalising loop: a subnormal half is man * 2^-24, and both the
  * integer-to-float conversion (man < 2^10) and the power-of-two product are exact. */
@@ -391,10 +395,14 @@ float MS__FN(max)(const float *y, int32_t V) {
  * tokens in bsum; returns the row's total mass. m is finite. With top (a constant: the body is
  * inlined twice), also the exact mass and count of the tokens whose y reaches ytop (round 7: the
  * mass above a top-p band chosen before this pass, so that the band's own pass reads y only; six
- * vector operations more per vector, where band_hist spent ~25 on that sum and the buckets). */
-static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(float *y, float *w, int32_t V, float T, float m,
-                                                                    uint64_t *bsum, const int top, float ytop,
-                                                                    uint64_t *mtop, int64_t *ctop) {
+ * vector operations more per vector, where band_hist spent ~25 on that sum and the buckets).
+ * With src (a constant; round 9), y = sanitize(x) / T from the caller's fp32 row x instead: pass 1
+ * then only took the max and stored no copy (the same values: load_max's y is sanitize(x) when
+ * nothing is penalised, and NaN -> -inf is one compare and a blend more per vector here). */
+static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(const float *x, float *y, float *w, int32_t V,
+                                                                    float T, float m, uint64_t *bsum, const int src,
+                                                                    const int top, float ytop, uint64_t *mtop,
+                                                                    int64_t *ctop) {
     const vf vT = ms__vsplat(T), vmx = ms__vsplat(m), vz = ms__vsplat(MS_FAST_ZERO_D), vtop = ms__vsplat(ytop);
     const uint32_t all = W == 32 ? ~0u : (1u << W) - 1u;
     uint64_t total = 0, ttop = 0;
@@ -406,7 +414,8 @@ static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(float *y, f
         int32_t t = lo;
         for (; t + MS__U * W <= hi; t += MS__U * W) {
             vf yy[MS__U], d[MS__U], ww[MS__U];
-            for (int j = 0; j < MS__U; j++) yy[j] = ms__vld(y + t + j * W) / vT;
+            for (int j = 0; j < MS__U; j++)
+                yy[j] = (src ? ms__vsanitize1(ms__vld(x + t + j * W)) : ms__vld(y + t + j * W)) / vT;
             vi far = (vi)ms__vsplatu(~0u);
             for (int j = 0; j < MS__U; j++) {
                 ms__vst(y + t + j * W, yy[j]);
@@ -437,7 +446,7 @@ static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(float *y, f
             }
         }
         for (; t + W <= hi; t += W) {
-            vf yy = ms__vld(y + t) / vT;
+            vf yy = (src ? ms__vsanitize1(ms__vld(x + t)) : ms__vld(y + t)) / vT;
             ms__vst(y + t, yy);
             vf ww = ms__vexp(yy - vmx);
             ms__vst(w + t, ww);
@@ -458,7 +467,7 @@ static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(float *y, f
             for (int i = 0; i < W; i++) ntop += tc[i];
         }
         for (; t < hi; t++) {
-            y[t] = y[t] / T;
+            y[t] = (src ? ms__sanitize(x[t]) : y[t]) / T;
             w[t] = ms__exp(y[t] - m);
             const uint64_t q = ms__mass(w[t]);
             s += q;
@@ -477,13 +486,15 @@ static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(float *y, f
     return total;
 }
 
-uint64_t MS__FN(exp_mass)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum) {
-    return ms__exp_mass_t(y, w, V, T, m, bsum, 0, 0.0f, NULL, NULL);
+uint64_t MS__FN(exp_mass)(const float *x, float *y, float *w, int32_t V, float T, float m, uint64_t *bsum) {
+    if (x == y) return ms__exp_mass_t(y, y, w, V, T, m, bsum, 0, 0, 0.0f, NULL, NULL);
+    return ms__exp_mass_t(x, y, w, V, T, m, bsum, 1, 0, 0.0f, NULL, NULL);
 }
 
-uint64_t MS__FN(exp_mass_top)(float *y, float *w, int32_t V, float T, float m, uint64_t *bsum, float ytop,
-                              uint64_t *mass_top, int64_t *cnt_top) {
-    return ms__exp_mass_t(y, w, V, T, m, bsum, 1, ytop, mass_top, cnt_top);
+uint64_t MS__FN(exp_mass_top)(const float *x, float *y, float *w, int32_t V, float T, float m, uint64_t *bsum,
+                              float ytop, uint64_t *mass_top, int64_t *cnt_top) {
+    if (x == y) return ms__exp_mass_t(y, y, w, V, T, m, bsum, 0, 1, ytop, mass_top, cnt_top);
+    return ms__exp_mass_t(x, y, w, V, T, m, bsum, 1, 1, ytop, mass_top, cnt_top);
 }
 
 /* The ids t (ascending) with y[t] >= tau; returns their count. */

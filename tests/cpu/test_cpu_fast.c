@@ -846,8 +846,8 @@ static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *
                 memcpy(y2, y, (size_t)V * 4);
                 uint64_t mt = 1;
                 int64_t ct = -1;
-                const uint64_t M1 = K->exp_mass_top(y1, w1, V, T, m / T, b1, yhi, &mt, &ct);
-                const uint64_t M2 = G->exp_mass(y2, w2, V, T, m / T, b2);
+                const uint64_t M1 = K->exp_mass_top(y1, y1, w1, V, T, m / T, b1, yhi, &mt, &ct);
+                const uint64_t M2 = G->exp_mass(y2, y2, w2, V, T, m / T, b2);
                 int same3 = M1 == M2 && memcmp(y1, y2, (size_t)V * 4) == 0 && memcmp(w1, w2, (size_t)V * 4) == 0 &&
                             memcmp(b1, b2, (size_t)nbk * 8) == 0;
                 uint64_t ms = 0;
@@ -977,4 +977,145 @@ TEST(cpu_fast_pass1_penalty) {
                     pass1_penalty_one(K, sizes[i], dt == 0 ? MS_DTYPE_F32 : dt == 1 ? MS_DTYPE_BF16 : MS_DTYPE_F16, pens[p], &r);
     }
     CHECK(levels >= 1);
+}
+
+/* ---- round 9: the exp pass reading the caller's fp32 row (no copy from pass 1) ---------------- */
+
+/* Each level's exp_mass and exp_mass_top from a raw row x (NaN, -inf, +-0, far tails, whole
+ * groups below MS_FAST_ZERO_D) against the generic in-place pass over sanitize(x): the same y, w,
+ * block masses, total, and mass and count above the cut, x untouched, ragged sizes. */
+TEST(cpu_fast_exp_direct) {
+    static const int32_t sizes[] = {1, 7, 8, 15, 16, 17, 63, 64, 65, 127, 128, 1000, 1024, 1031, 5003, 20011};
+    const ms_fast_kernels *G = ms__cpu_fast_kernels(MS_FAST_GENERIC);
+    REQUIRE(G != NULL);
+    ms_trng r = {9090};
+    const int32_t VM = 20011, nbm = (VM + MS_FAST_BLOCK - 1) / MS_FAST_BLOCK;
+    float *x = (float *)malloc((size_t)VM * 4), *x0 = (float *)malloc((size_t)VM * 4);
+    float *ys = (float *)malloc((size_t)VM * 4), *ws_ = (float *)malloc((size_t)VM * 4);
+    float *yk = (float *)malloc((size_t)VM * 4), *wk = (float *)malloc((size_t)VM * 4);
+    uint64_t *bs = (uint64_t *)calloc((size_t)nbm, 8), *bk = (uint64_t *)calloc((size_t)nbm, 8);
+    int checked = 0;
+    for (int l = MS_FAST_GENERIC; l < MS_FAST_N_LEVELS; l++) {
+        const ms_fast_kernels *K = ms__cpu_fast_kernels(l);
+        if (!K) continue;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            const int32_t V = sizes[i], nb = (V + MS_FAST_BLOCK - 1) / MS_FAST_BLOCK;
+            for (int shape = 0; shape < 3; shape++) {
+                for (int32_t t = 0; t < V; t++) {
+                    const uint32_t c = ms_trng_below(&r, 16);
+                    float v = (float)ms_trng_normal(&r);
+                    if (shape == 1) v = c == 0 ? NAN : c == 1 ? -INFINITY : c == 2 ? -0.0f : c == 3 ? 0.0f : v * 4.0f;
+                    /* shape 2: runs of 64 far below the max (no exp for the group) among ordinary ones */
+                    if (shape == 2) v = ((t / 64) % 3 == 1) ? -100.0f + v : (c == 0 ? NAN : v);
+                    x[t] = v;
+                }
+                memcpy(x0, x, (size_t)V * 4);
+                float mx = -INFINITY;
+                for (int32_t t = 0; t < V; t++) {
+                    ys[t] = ms__sanitize(x[t]);
+                    if (ys[t] > mx) mx = ys[t];
+                }
+                if (ms__is_neg_inf(mx)) continue;
+                for (int tc = 0; tc < 2; tc++) {
+                    const float T = tc ? 0.7f : 1.0f, m = mx / T, ytop = m - 1.0f;
+                    for (int32_t t = 0; t < V; t++) ys[t] = ms__sanitize(x[t]);
+                    for (int32_t t = 0; t < V; t++) yk[t] = 12345.0f; /* overwritten whole */
+                    const uint64_t Ms = G->exp_mass(ys, ys, ws_, V, T, m, bs);
+                    const uint64_t Mk = K->exp_mass(x, yk, wk, V, T, m, bk);
+                    int same = Ms == Mk && memcmp(ys, yk, (size_t)V * 4) == 0 && memcmp(ws_, wk, (size_t)V * 4) == 0 &&
+                               memcmp(bs, bk, (size_t)nb * 8) == 0 && memcmp(x, x0, (size_t)V * 4) == 0;
+                    for (int32_t t = 0; t < V; t++) yk[t] = 12345.0f;
+                    uint64_t mt = 1;
+                    int64_t ct = -1;
+                    const uint64_t Mt = K->exp_mass_top(x, yk, wk, V, T, m, bk, ytop, &mt, &ct);
+                    uint64_t ms = 0;
+                    int64_t cs = 0;
+                    for (int32_t t = 0; t < V; t++)
+                        if (ys[t] >= ytop) {
+                            ms += ms__mass(ws_[t]);
+                            cs++;
+                        }
+                    same = same && Mt == Ms && mt == ms && ct == cs && memcmp(ys, yk, (size_t)V * 4) == 0 &&
+                           memcmp(ws_, wk, (size_t)V * 4) == 0 && memcmp(bs, bk, (size_t)nb * 8) == 0 &&
+                           memcmp(x, x0, (size_t)V * 4) == 0;
+                    CHECK_MSG(same, "%s direct exp pass V=%d shape %d T %g: M %llu / %llu / %llu, top %llu/%lld vs %llu/%lld",
+                              K->name, (int)V, shape, (double)T, (unsigned long long)Ms, (unsigned long long)Mk,
+                              (unsigned long long)Mt, (unsigned long long)mt, (long long)ct, (unsigned long long)ms,
+                              (long long)cs);
+                    checked++;
+                }
+            }
+        }
+    }
+    CHECK(checked > 0);
+    free(x); free(x0); free(ys); free(ws_); free(yk); free(wk); free(bs); free(bk);
+}
+
+/* Whole rows on the direct path (fp32, nothing penalised, every token gets an exp: top-p alone,
+ * no filter, the HF order) and next to it (a penalty, a windowed one, min-p, bf16), with the path
+ * on and off, at every level, against the reference; and that the direct rows really ran. */
+TEST(cpu_fast_direct_rows) {
+    static const int32_t sizes[] = {1000, 32013, 151936};
+    ms_trng r = {9191};
+    const int saved = ms__cpu_fast_level();
+    const int64_t d0 = ms__fast_direct_rows();
+    int64_t expect = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        const int32_t V = sizes[si];
+        fx f;
+        fx_init(&f, V);
+        const int n_cases = V > 100000 ? 6 : 14;
+        for (int i = 0; i < n_cases; i++) {
+            static const int shapes[] = {SHAPE_FLAT, SHAPE_PEAKED, SHAPE_SPECIAL, SHAPE_TIES, SHAPE_ONE_HOT};
+            gen_row(&f, &r, shapes[i % 5]);
+            for (int32_t t = 0; t < V; t++)
+                if (f.x[t] == INFINITY) f.x[t] = 3.0f; /* (+inf rows go to the reference before the exp pass) */
+            memset(f.seen, 0, (size_t)(V + 63) / 64 * 8);
+            for (int j = 0; j < 64; j++) ms__bit_set(f.seen, (int32_t)ms_trng_below(&r, (uint32_t)V));
+            for (int j = 0; j < 16; j++) f.hist[j] = (int32_t)ms_trng_below(&r, 8);
+            ms_req_config cfg = ms_req_config_default();
+            cfg.temperature = i % 3 == 2 ? 1.3f : 0.7f;
+            cfg.seed = ms_trng_next(&r);
+            const int setting = i % 7;
+            static const float ps[] = {0.9f, 0.5f, 0.999f, 0.95f};
+            cfg.top_p = ps[(i / 7) % 4];
+            if (setting == 1) cfg.top_p = 1.0f;                        /* no filter */
+            if (setting == 2) { cfg.top_k = 50; cfg.top_p_first = true; } /* the HF order */
+            if (setting == 3) cfg.repetition_penalty = 1.3f;           /* penalised: not direct */
+            if (setting == 4) { cfg.repetition_penalty = 1.3f; cfg.repetition_window = 4; } /* windowed */
+            if (setting == 5) cfg.min_p = 0.05f;                       /* min-p: not the exp path */
+            if (setting == 6) cfg.top_p_min_keep = 100;
+            ms_row_job job;
+            memset(&job, 0, sizeof job);
+            job.cfg = &cfg;
+            job.seen = f.seen;
+            job.hist = f.hist;
+            job.hist_cap = 16;
+            job.hist_len = 8;
+            job.apply_penalty = i % 4 != 3; /* a penalty not applied: direct again */
+            job.apply_filters = true;
+            job.V = V;
+            job.row = f.x;
+            job.dtype = MS_DTYPE_F32;
+            /* (a windowed penalty edits the copy whether or not apply_penalty holds: never direct) */
+            const bool direct = setting < 3 || setting == 6 || (setting == 3 && !job.apply_penalty);
+            for (int on = 1; on >= 0; on--) {
+                ms__fast_set_direct(on);
+                char what[128];
+                snprintf(what, sizeof what, "direct=%d V=%d case %d setting %d p %g apply_penalty %d", on, (int)V, i,
+                         setting, (double)cfg.top_p, (int)job.apply_penalty);
+                const int64_t before = ms__fast_direct_rows();
+                compare_job_levels(&f, &job, what);
+                const int64_t ran = ms__fast_direct_rows() - before;
+                /* an empty row (every token -inf or NaN) stops before the path: the special shape never is */
+                CHECK_MSG(on && direct ? ran > 0 : ran == 0, "%s: %lld direct rows", what, (long long)ran);
+                if (on && direct) expect++;
+            }
+        }
+        fx_free(&f);
+    }
+    ms__fast_set_direct(1);
+    ms__cpu_fast_set_level(saved);
+    CHECK(expect > 0 && ms__fast_direct_rows() - d0 > 0);
+    printf("# direct rows: %lld (cases %lld)\n", (long long)(ms__fast_direct_rows() - d0), (long long)expect);
 }
