@@ -20,7 +20,60 @@
 # 151936; VOCABS2 for the two-thread runs, default VOCABS), REPS (default 15), ROUNDS (how many
 # times the single-thread runs alternate, default 2), TESTS=0 to skip ctest, BASELINE=1 for the
 # reference's column in one extra run. Files under $OUT: cpu6.log (everything) and cpu6_bench.jsonl.
+# Round 9: TABLE9=1 runs the issue's table instead (everything above and below is skipped):
+#   run(command="TABLE9=1 bash scripts/cpu_host_run.sh", carry=[".devcarry/cjson"], timeout_s=150)
+# builds msample and ms_tests_cpu (build-c9), then at once `ctest -R '^cpu_'` pinned to cores 4-15 (every
+# level the host offers, avx512 included) and the avx2 table without the reference (cores 0,1), then the
+# issue's command itself on cores 0,1 at the host's best level (avx512): `taskset -c 0,1 msample bench
+# --vocab 32000,151936,262144 --batch 1,64 --threads 1,2 --setting both --shape both --json`. Each
+# step has a time limit inside the call's (T9_AVX2, T9_TABLE; line-buffered, so a cut run keeps its
+# lines; T9_END, default 140: the table's limit is what is left of that many seconds). JOBS9 (build jobs)
+# and C9T (ctest's cores) let a small machine try it. Before the issue's command, the same cells at the
+# best level and at avx2 without the reference (--no-baseline: ~10 s each). Files under $OUT: c9.log,
+# c9_ctest.log, c9_best_nb.jsonl, c9_avx2.jsonl, c9_table.jsonl.
 set -u
+if [ "${TABLE9:-0}" = 1 ]; then
+  OUT=${OUT:-/tmp/c9_out}
+  mkdir -p "$OUT"
+  L9=$OUT/c9.log
+  t9=$(date +%s)
+  s9() { echo "[$(($(date +%s) - t9))s] $*" | tee -a "$L9"; }
+  s9 "host: $(lscpu | grep -E 'Model name' | sed 's/  */ /g'); cores $(nproc); $(date -u); load $(cut -d' ' -f1-3 /proc/loadavg)"
+  s9 "avx512 flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep avx512 | tr '\n' ' ')"
+  lscpu | grep -E 'L1d|L2|L3|NUMA node\(s\)' | sed 's/  */ /g' >>"$L9"
+  cj=()
+  if [ -f .devcarry/cjson/include/cjson/cJSON.h ]; then
+    cj=(-DMS_CJSON_INCLUDE_DIR=$PWD/.devcarry/cjson/include -DMS_CJSON_LIBRARY=$PWD/.devcarry/cjson/lib/libcjson.so)
+    export LD_LIBRARY_PATH=$PWD/.devcarry/cjson/lib
+  fi
+  timeout 40 cmake -S . -B build-c9 -DMSAMPLER_CUDA=OFF -DCMAKE_BUILD_TYPE=Release "${cj[@]}" >/tmp/c9_build.log 2>&1 &&
+    timeout 70 cmake --build build-c9 -j"${JOBS9:-16}" --target msample ms_tests_cpu >>/tmp/c9_build.log 2>&1
+  rc=$?
+  s9 "build (msample, ms_tests_cpu): exit $rc; $(git log -1 --format=%h 2>/dev/null || echo '?')"
+  [ $rc -eq 0 ] || { tail -30 /tmp/c9_build.log | tee -a "$L9"; exit 1; }
+  (cd build-c9 && timeout 60 taskset -c "${C9T:-4-15}" ctest -R '^cpu_' -j8 --output-on-failure >"$OUT/c9_ctest.log" 2>&1
+   echo "ctest exit $?" >>"$OUT/c9_ctest.log"; ./tests/cpu/ms_tests_cpu cpu_fast_levels_offered >>"$OUT/c9_ctest.log" 2>&1) &
+  cpid=$!
+  B9=(build-c9/programs/msample bench --vocab 32000,151936,262144 --batch 1,64 --threads 1,2 --setting both --shape both --json)
+  SB=()
+  command -v stdbuf >/dev/null && SB=(stdbuf -oL)
+  # the best level's cells first without the reference (seconds: whatever happens to the long run below,
+  # every cell has a time), then avx2's for the ratio
+  timeout "${T9_AVX2:-30}" taskset -c 0,1 "${SB[@]}" "${B9[@]}" --no-baseline >"$OUT/c9_best_nb.jsonl" 2>>"$L9"
+  s9 "best level's table (no reference): exit $?, $(wc -l <"$OUT/c9_best_nb.jsonl") lines"
+  MSAMPLER_CPU_LEVEL=avx2 timeout "${T9_AVX2:-30}" taskset -c 0,1 "${SB[@]}" "${B9[@]}" --no-baseline >"$OUT/c9_avx2.jsonl" 2>>"$L9"
+  s9 "avx2 table (no reference): exit $?, $(wc -l <"$OUT/c9_avx2.jsonl") lines"
+  wait $cpid
+  s9 "$(grep -E 'tests passed|tests failed|ctest exit' "$OUT/c9_ctest.log" | tr '\n' ' ')"
+  s9 "level now: $(MSAMPLER_CPU_LEVEL= build-c9/tests/cpu/ms_tests_cpu cpu_fast_levels_offered 2>&1 | grep '^#' | tr '\n' ' ')"
+  s9 "table (the issue's command, best level), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  left=$((${T9_END:-140} - ($(date +%s) - t9)))
+  [ "$left" -lt 20 ] && left=20
+  s9 "table's limit: ${T9_TABLE:-$left} s"
+  timeout "${T9_TABLE:-$left}" taskset -c 0,1 "${SB[@]}" "${B9[@]}" >"$OUT/c9_table.jsonl" 2>>"$L9"
+  s9 "table: exit $?, $(wc -l <"$OUT/c9_table.jsonl") lines; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 OUT=${OUT:-/tmp/cpu6_out}
 mkdir -p "$OUT"
 LOG=$OUT/cpu6.log
