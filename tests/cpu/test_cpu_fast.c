@@ -1119,3 +1119,47 @@ TEST(cpu_fast_direct_rows) {
     CHECK(expect > 0 && ms__fast_direct_rows() - d0 > 0);
     printf("# direct rows: %lld (cases %lld)\n", (long long)(ms__fast_direct_rows() - d0), (long long)expect);
 }
+
+/* Round 9: a flat row whose bracket sample catches its maximum (token 0 is always sampled; the rest
+ * of the row is N(0,1) clipped to |z| <= 3.5, so no other token is near it) is still a flat row: it
+ * takes the pre-sampled band (counts[0]) and neither the peaked rows' count-rule band (counts[4])
+ * nor a widened band (counts[2]), which cost such rows ~2.5x (the largest sampled weight made the
+ * sample's n_eff ~240 < 256 before). The same tokens and kept sets as the reference at every level. */
+TEST(cpu_fast_flat_sampled_max) {
+    const int32_t V = 151936;
+    fx f;
+    fx_init(&f, V);
+    ms_trng r = {4242};
+    const int saved = ms__cpu_fast_level();
+    int64_t c0[5], c1[5];
+    ms__fast_top_p_counts(c0);
+    int calls = 0;
+    for (int i = 0; i < 3; i++) {
+        for (int32_t t = 0; t < V; t++) {
+            double z = ms_trng_normal(&r);
+            f.x[t] = (float)(z > 3.5 ? 3.5 : z < -3.5 ? -3.5 : z);
+        }
+        f.x[0] = 5.5f;
+        ms_req_config cfg = ms_req_config_default();
+        cfg.temperature = 0.7f;
+        cfg.top_p = i == 2 ? 0.95f : 0.9f;
+        cfg.seed = ms_trng_next(&r);
+        ms_row_job job;
+        memset(&job, 0, sizeof job);
+        job.cfg = &cfg;
+        job.apply_penalty = job.apply_filters = true;
+        job.V = V;
+        job.row = f.x;
+        job.dtype = MS_DTYPE_F32;
+        char what[80];
+        snprintf(what, sizeof what, "flat row with its max sampled, case %d", i);
+        compare_job_levels(&f, &job, what);
+        for (int level = 0; level < MS_FAST_N_LEVELS; level++) calls += ms__cpu_fast_level_ok(level) ? 2 : 0;
+    }
+    ms__fast_top_p_counts(c1);
+    CHECK_MSG(c1[0] - c0[0] == calls, "pre-sampled band in %lld of %d rows", (long long)(c1[0] - c0[0]), calls);
+    CHECK_EQ_I64(c1[4] - c0[4], 0);
+    CHECK_EQ_I64(c1[2] - c0[2], 0);
+    ms__cpu_fast_set_level(saved);
+    fx_free(&f);
+}
