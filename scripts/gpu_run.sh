@@ -98,27 +98,28 @@ if [ "$what" = r8 ]; then
   done
   [ -x build-gpu/tests/cuda/ms_cuda_tests ] && build-gpu/tests/cuda/ms_cuda_tests --list >/dev/null 2>&1 && SKIP_BUILD=1
 fi
-# r9 (round 9): binaries carried prebuilt in .devcarry/r9bin/{D,F,S} (D: the default code, -DMS_CU_R9_BASE a
-# no-op define; F: -DMS_CU_FUSE12, the fused path with round 9's check; S: -DMS_CU_STAMPS -DMS_CU_FUSE12; each
-# built here instead when its binary does not run), then the steps of R9_STEPS in order, each bounded by what
-# is left of BUDGET_S: dtests / ftests (every test of D's / F's runner, or R9_TESTS), dsan / fsan (memcheck
-# and racecheck on the quick set), ab (the full setting at V=151936, B in R9_B, both shapes, as D / F / FF
-# R9_AB times; FF = F's bench with MS_BENCH_FUSE_MIN=1: every lite row of the default order fused; D and F's
-# first run check their tokens against the CPU reference), stamps (S's timeline at B in R7S_B, both shapes,
-# and with every row fused), ncu (kernel times of D and F at flat B 1 / 64). No build of the main tree.
+# r9 (round 9): binaries carried prebuilt in .devcarry/r9bin/<variant>/ (ms_bench_cuda, and ms_cuda_tests where
+# tests run on it; each variant's flags in R9F below, a variant without binaries is skipped), then the steps of
+# R9_STEPS in order, each bounded by what is left of BUDGET_S: tests:V (every test of V's runner, or R9_TESTS),
+# san:V (memcheck and racecheck on the quick set), ab (the full setting at V=151936, B in R9_B, both shapes,
+# for each variant of R9_AB (default "D F FF"), R9_AB_N times; a name ending in F other than "F" = that
+# variant's bench with MS_BENCH_FUSE_MIN=1, every lite row of the default order fused; the first run of each
+# checks its tokens against the CPU reference), stamps:V (V's timeline at B in R7S_B, both shapes, and flat with
+# every row fused), ncu (kernel times, flat, of R9_NCU "variant:B ..."). No build of the main tree. Call 1 of
+# round 9 ran R9_STEPS="tests:D ab stamps:S san:D tests:F san:F ncu" (D: the default code, F: -DMS_CU_FUSE12,
+# S: -DMS_CU_STAMPS -DMS_CU_FUSE12 at that commit).
 if [ "$what" = r9 ]; then
-  declare -A R9F=([D]="-DMS_CU_R9_BASE" [F]="-DMS_CU_FUSE12" [S]="-DMS_CU_STAMPS -DMS_CU_FUSE12")
-  for v in D F S; do
+  declare -A R9F=([D]="the default code of 27d4fe9 (-DMS_CU_R9_BASE)" [F]="-DMS_CU_FUSE12" [S]="-DMS_CU_STAMPS"
+                  [N]="the new default (-DMS_CU_R9_BASE)" [W]="-DMS_CU_K4_WARM" [U]="-DMS_CU_K4W_UNROLL"
+                  [O]="the default code of 27d4fe9" [R]="round 9's default (-DMS_CU_R9_BASE)"
+                  [R8]="-DMS_CU_K4W_UNROLL=8" [RF]="-DMS_CU_K4W_UNROLL=32" [FZ]="-DMS_CU_FUSE12" [X]="${R9_XFLAGS:-}")
+  for v in $(ls .devcarry/r9bin 2>/dev/null); do
     src=.devcarry/r9bin/$v; dst=build-gpu$v
     if [ -x $src/ms_bench_cuda ] && { $src/ms_bench_cuda --help 2>&1 || true; } | grep -q usage; then
       mkdir -p $dst/tests/cuda && cp $src/ms_bench_cuda $dst/ && { [ ! -x $src/ms_cuda_tests ] || cp $src/ms_cuda_tests $dst/tests/cuda/; }
-      echo "$v (${R9F[$v]}): carried binaries ($(ls $src | tr '\n' ' '))" | tee -a "$OUT/build.log"
+      echo "$v (${R9F[$v]:-}): carried binaries ($(ls $src | tr '\n' ' '))" | tee -a "$OUT/build.log"
     else
-      echo "$v: building here (${R9F[$v]})" | tee -a "$OUT/build.log"
-      cmake -S . -B $dst -DCMAKE_BUILD_TYPE=Release -DMSAMPLER_CUDA=ON -DMSAMPLER_PROGRAMS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DMSAMPLER_TESTS=$([ $v = S ] && echo OFF || echo ON) "-DCMAKE_CUDA_FLAGS=${R9F[$v]}" >/tmp/build$v.log 2>&1 &&
-        timeout $(( $(left) / 2 )) cmake --build $dst -j16 --target ms_bench_cuda $([ $v = S ] || echo ms_cuda_tests) >>/tmp/build$v.log 2>&1
-      echo "   exit $?" | tee -a "$OUT/build.log"; grep -m5 -i " error" /tmp/build$v.log | tee -a "$OUT/build.log"
+      echo "$v: binaries do not run here" | tee -a "$OUT/build.log"
     fi
   done
   r9_tests() { # binary, then test names in order (default: all of the binary's tests)
@@ -127,7 +128,7 @@ if [ "$what" = r9 ]; then
     for t in ${@:-$($tb --list)}; do
       [ $(left) -gt 8 ] || { echo "   $t: no time left" | tee -a "$OUT/tests.log"; continue; }
       s=$(date +%s)
-      timeout $(( $(left) < 90 ? $(left) : 90 )) $tb $t 2>&1 | tail -5 | tee -a "$OUT/tests.log"
+      timeout $(( $(left) < 90 ? $(left) : 90 )) $tb $t 2>&1 | tail -8 | grep -v "^1 passed, 0 failed" | tee -a "$OUT/tests.log"
       echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
     done
   }
@@ -135,7 +136,7 @@ if [ "$what" = r9 ]; then
     local v=$1 tool=$2; shift 2
     local tb=build-gpu$v/tests/cuda/ms_cuda_tests tl=$(( $(left) - 5 ))
     [ $tl -gt 150 ] && tl=150
-    log "compute-sanitizer $tool on $v (${R9F[$v]})" | tee -a "$OUT/san.log"
+    log "compute-sanitizer $tool on $v (${R9F[$v]:-})" | tee -a "$OUT/san.log"
     [ $tl -lt 15 ] && { echo "   no time left" | tee -a "$OUT/san.log"; return; }
     s=$(date +%s)
     MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout $tl compute-sanitizer --tool $tool --error-exitcode 9 $tb "$@" >/tmp/san.log 2>&1
@@ -144,39 +145,41 @@ if [ "$what" = r9 ]; then
   }
   SANSET="cuda_bad_inputs cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band"
   RACESET="cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_fused"
-  for step in ${R9_STEPS:-dtests ab dsan stamps ftests}; do
+  for step in ${R9_STEPS:-tests:N ab stamps:S san:N}; do
+    v=${step#*:}
     case $step in
-      dtests|ftests) v=$(echo ${step:0:1} | tr a-z A-Z)
-        log "tests on $v (${R9F[$v]})" | tee -a "$OUT/tests.log"
+      tests:*)
+        log "tests on $v (${R9F[$v]:-})" | tee -a "$OUT/tests.log"
         r9_tests build-gpu$v/tests/cuda/ms_cuda_tests ${R9_TESTS:-} ;;
-      dsan|fsan) v=$(echo ${step:0:1} | tr a-z A-Z)
+      san:*)
         r9_san $v memcheck $SANSET
         r9_san $v racecheck $RACESET ;;
       ab)
-        for i in $(seq 1 ${R9_AB:-3}); do
-          for v in D F FF; do
+        for i in $(seq 1 ${R9_AB_N:-3}); do
+          for v in ${R9_AB:-D F FF}; do
             [ $(left) -gt 25 ] || break
-            bd=build-gpu${v:0:1}; fm=""; [ $v = FF ] && fm=1
-            log "bench full, V=151936, $v (${R9F[${v:0:1}]}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/bench.txt"
-            MS_BENCH_FUSE_MIN=$fm timeout 40 $bd/ms_bench_cuda --setting full --vocab 151936 --batch ${R9_B:-1,16,32,64} \
-              --reps 3 $([ $i = 1 ] && [ $v != FF ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+            b=$v; fm=""; [ $v != F ] && [ "${v%F}" != "$v" ] && b=${v%F} && fm=1
+            [ -x build-gpu$b/ms_bench_cuda ] || continue
+            log "bench full, V=151936, $v (${R9F[$b]:-}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/bench.txt"
+            MS_BENCH_FUSE_MIN=$fm timeout 40 build-gpu$b/ms_bench_cuda --setting full --vocab 151936 --batch ${R9_B:-1,16,32,64} \
+              --reps 3 $([ $i = 1 ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
           done
         done ;;
-      stamps)
+      stamps:*)
         for sf in "flat:" "peaked:" "flat:1"; do
           shape=${sf%%:*}; fm=${sf##*:}
           [ $(left) -gt 25 ] || break
-          log "stamps, full $shape V=151936 (${R9F[S]}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/stamps.txt"
-          MS_BENCH_FUSE_MIN=$fm MS_BENCH_STAMPS=1 timeout 30 build-gpuS/ms_bench_cuda --setting full --vocab 151936 --batch ${R7S_B:-1,64} \
+          log "stamps, full $shape V=151936 ($v: ${R9F[$v]:-}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/stamps.txt"
+          MS_BENCH_FUSE_MIN=$fm MS_BENCH_STAMPS=1 timeout 30 build-gpu$v/ms_bench_cuda --setting full --vocab 151936 --batch ${R7S_B:-1,64} \
             --shape $shape --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/stamps.txt"
         done ;;
       ncu)
-        for vb in D:1 D:64 F:64 FF:1 FF:16; do
-          v=${vb%%:*}; b=${vb##*:}; bd=build-gpu${v:0:1}; fm=""; [ $v = FF ] && fm=1
+        for vb in ${R9_NCU:-D:1 D:64 F:64 FF:1 FF:16}; do
+          v=${vb%%:*}; b=${vb##*:}; bv=$v; fm=""; [ $v != F ] && [ "${v%F}" != "$v" ] && bv=${v%F} && fm=1
           log "ncu full flat B=$b $v" | tee -a "$OUT/ncu.txt"
           [ $(left) -gt 45 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
           MS_BENCH_FUSE_MIN=$fm timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 \
-            --metrics gpu__time_duration.sum $bd/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full \
+            --metrics gpu__time_duration.sum build-gpu$bv/ms_bench_cuda --batch $b --vocab 151936 --shape flat --setting full \
             --no-baseline --reps 3 >/tmp/ncu.log 2>&1
           grep -E "ms_cu_k|gpu__time_duration" /tmp/ncu.log | paste - - | awk '{print $1, $(NF)}' | tee -a "$OUT/ncu.txt"
         done ;;

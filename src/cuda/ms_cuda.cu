@@ -47,6 +47,9 @@ extern "C" {
 #ifndef MS_CU_FUSE_MINCHUNK
 #define MS_CU_FUSE_MINCHUNK 8192          /* round 8 (MS_CU_FUSE12): the smallest chunk whose lite rows are fused */
 #endif
+/* The fused path (round 8, with round 9's check and bins) stays opt-in (-DMS_CU_FUSE12): measured exact but at
+ * most ~1 us faster (B=32 flat), and its fallback (~1 ms) depends on the row's blocks being co-resident
+ * (docs/cuda.md, Round 9). */
 #define MS_CU_STAGE_SH 2048               /* K2's per-block staging of min-p survivors */
 #ifndef MS_CU_K2_NG
 #  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
@@ -608,6 +611,9 @@ struct ms_cu_args {
     uint32_t *hcnt;                 /* rows * MS_CU_HB */
     unsigned long long *hmass;      /* rows * MS_CU_HB */
     unsigned long long *cand;       /* rows * MS_CU_CAND */
+    uint32_t *fzbin;                /* round 9, fused rows: rows * MS_CU_LBINS, the candidate histogram against each
+                                     * K2 block's bound m'' (zeroed by the step's memset when a.fuse: K1 does not run
+                                     * before K2 for these rows, so it cannot clear them) */
     int32_t fuse;                   /* round 8: lite rows of the default order take K2's fused path (ms_cu_fused);
                                      * 2: tests only, each block's bound is its own chunk's max (ms__cuda_fuse_stale) */
 };
@@ -683,6 +689,10 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
     return m;
 }
 
+/* FZ (round 9): the host launches the <true> instantiations of K1, K2 and K4 only for steps whose rows may be
+ * fused (a.fuse); the others run code without the fused path's branches, as before round 8 (with them built
+ * in, B=1 and 16 ran 0.5-1 us slower in round 9's first call although no row was fused). */
+template <bool FZ>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -695,7 +705,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
 #ifdef MS_CU_FUSE12
-    if (a.fuse && !c.greedy && ms_cu_fused(a, c, ms_cu_filters(c))) return; /* K2 finds its max (ms_cu_k2_fused) */
+    if (FZ && a.fuse && !c.greedy && ms_cu_fused(a, c, ms_cu_filters(c))) return; /* K2 finds its max (ms_cu_k2_fused) */
 #endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
@@ -1098,16 +1108,31 @@ __device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_
     if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
     __syncthreads();
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+#ifndef MS_CU_NO_LBIN
+    /* Round 9: the candidate histogram for fused rows, as ms_cu_k2_lite's but against this block's bound m''
+     * (c.m; every token of the chunk lies at or below it). K4 reads the counts as a hint only: a block whose
+     * m'' was below m, or candidates outside S0, can make them too high, and K4 then lists every candidate
+     * again when its bins' list came out with fewer than k' (ms_cu_k4_lite). */
+    const bool lb = !c.inf_row && keepn > 0;
+    const float lscale = lb ? ms_cu_lbin_scale(c) : 0.0f;
+    if (lb && kth != 0 && threadIdx.x == 0) atomicAdd(&a.fzbin[(size_t)r * MS_CU_LBINS + ms_cu_lbin(c, lscale, kth)], keepn);
+#endif
 #pragma unroll
     for (int j = 0; j < MS_CU_LITE_PER; j++) {
         const uint32_t i = threadIdx.x + j * MS_CU_T123;
-        if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = list[i];
+        if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) {
+            cand[sbase + pos[j]] = list[i];
+#ifndef MS_CU_NO_LBIN
+            if (lb && kth == 0) atomicAdd(&a.fzbin[(size_t)r * MS_CU_LBINS + ms_cu_lbin(c, lscale, (uint32_t)(list[i] >> 32))], 1u);
+#endif
+        }
     }
 }
 #endif
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
+template <bool FZ>
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ uint32_t scnt[MS_CU_HB];
@@ -1127,7 +1152,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     if (c.greedy) return;
 #ifdef MS_CU_FUSE12
-    if (a.fuse) {
+    if (FZ && a.fuse) {
         const ms_cu_filt f0 = ms_cu_filters(c);
         if (ms_cu_fused(a, c, f0)) { /* round 8: no wait for K1, which skipped the row */
             ms_cu_k2_fused<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f0), sbuf, scnt, &sn, smass);
@@ -2260,6 +2285,16 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
  * about 90 block-wide barriers, which cost ~20 us per row whatever n is. Each lane holds two entries;
  * the sort is a rank count (64 comparisons a lane). sh: 4 * 64 + 1 shared words, this warp's own. */
 #define MS_CU_WARP_N 64
+/* Round 9: the two 32-step shuffle loops below unrolled by MS_CU_K4W_UNROLL (default 4), so that their
+ * shuffles overlap: 0.5-1.1 us a step at every B in round 9's second call, against one step at a time (the
+ * choice since round 2, for short code: at small B the instruction cache is cold; but a warm-up run of this
+ * function before K4's wait, which left the code in the cache, did not make the real run faster). */
+#ifndef MS_CU_K4W_UNROLL
+#  define MS_CU_K4W_UNROLL 1
+#endif
+#define MS_CU_PRAGMA(x) _Pragma(#x)
+#define MS_CU_K4W_LOOP2(n) MS_CU_PRAGMA(unroll n)
+#define MS_CU_K4W_LOOP MS_CU_K4W_LOOP2(MS_CU_K4W_UNROLL)
 __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                               const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh) {
     const unsigned FULL = 0xffffffffu;
@@ -2272,7 +2307,7 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
         o[h] = i < n ? ((e[h] & 0xffffffff00000000ull) | (uint32_t)~(uint32_t)e[h]) : 0;
     }
     int rk[2] = {0, 0};
-#pragma unroll 1
+    MS_CU_K4W_LOOP
     for (int j = 0; j < 32; j++) {
         const unsigned long long p0 = __shfl_sync(FULL, o[0], j), p1 = __shfl_sync(FULL, o[1], j);
         for (int h = 0; h < 2; h++) rk[h] += (p0 > o[h]) + (p1 > o[h]);
@@ -2334,7 +2369,7 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     /* the kept prefix in id order: rank by id, then the draw as ms_cu_draw */
     const bool kp0 = i0 < L, kp1 = i1 < L;
     int r0 = 0, r1 = 0;
-#pragma unroll 1 /* short code: at small B the instruction cache is cold */
+    MS_CU_K4W_LOOP
     for (int j = 0; j < 32; j++) {
         const int32_t a0 = __shfl_sync(FULL, id0, j), a1 = __shfl_sync(FULL, id1, j);
         const bool b0 = __shfl_sync(FULL, kp0, j), b1 = __shfl_sync(FULL, kp1, j);
@@ -2504,6 +2539,7 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
+template <bool FZ>
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh) {
@@ -2518,14 +2554,19 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
 #ifdef MS_CU_FUSE12
     const uint32_t fz_cut = st->fz_cut, fz_over = st->fz_over;
-    const bool fz = a.fuse && !c.sl.top_p_first; /* ms_cu_fused: the lean verdict made it lite, not greedy */
+    const bool fz = FZ && a.fuse && !c.sl.top_p_first; /* ms_cu_fused: the lean verdict made it lite, not greedy */
 #else
-    const bool fz = false;
+    constexpr bool fz = false;
 #endif
+    (void)fz;
     uint32_t hb[8];
+#if defined(MS_CU_FUSE12) && !defined(MS_CU_NO_LBIN)
+    const uint32_t *hrow = fz ? a.fzbin + (size_t)r * MS_CU_LBINS + 8 * lane : a.hcnt + (size_t)r * MS_CU_HB + 8 * lane; /* round 9 */
+#else
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
+#endif
 #pragma unroll
-    for (int j = 0; j < 8; j++) hb[j] = fz ? 0u : hrow[j];
+    for (int j = 0; j < 8; j++) hb[j] = hrow[j];
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
@@ -2554,20 +2595,32 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     uint32_t bmax = MS_CU_LBINS - 1;
     float lscale = 0.0f;
 #ifndef MS_CU_NO_LBIN
-    if (!fz && !c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
+    if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = ms_cu_lbin_scale(c);
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #endif
+    int32_t n;
+    for (;;) {
 #ifdef MS_CU_FUSE12
-    if (fz)
-        ms_cu_k4_list<PF, true>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
-    else
+        if (fz)
+            ms_cu_k4_list<PF, true>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+        else
 #endif
-        ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
-    __syncthreads();
+            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+        __syncthreads();
+        n = *n_sh;
+        /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
+         * one m; with at least k' of them it holds their top k', which is all that follows needs. Round 9:
+         * the fused rows' counts are only a hint (ms_cu_k2_fused), so a list shorter than k' is made again
+         * from every candidate. Never taken by the other rows, whose counts are never above the true ones. */
+        if (n >= kk || bmax == MS_CU_LBINS - 1) break;
+        bmax = MS_CU_LBINS - 1;
+        __syncthreads(); /* every thread has read *n_sh */
+        if (threadIdx.x == 0) *n_sh = 0;
+        __syncthreads();
+    }
     ms_cu_stamp(11);
-    int32_t n = *n_sh;
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
     if (threadIdx.x == 0 && ms_cu_count_all) {
         if (bmax < MS_CU_LBINS - 1) {
@@ -2597,6 +2650,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
 #  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
 #endif
+template <bool FZ>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
@@ -2613,7 +2667,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
-            if (ms_cu_k4_lite(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n)) return;
+            if (ms_cu_k4_lite<FZ>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n)) return;
         }
     }
 #endif
@@ -2647,7 +2701,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
 #ifdef MS_CU_FUSE12
     /* round 8: a fused row the lean path did not serve (its check failed, or no lean path): the whole row */
-    if (ms_cu_fused(a, c, f)) mode = MS_CU_MODE_FULL;
+    if (FZ && ms_cu_fused(a, c, f)) mode = MS_CU_MODE_FULL;
 #endif
     if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
     if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
@@ -2840,6 +2894,7 @@ static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
 static size_t ms_cu_ws_size(int32_t n) {
     size_t s = 0;
     s += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
+    s += ms_cu_align((size_t)n * MS_CU_LBINS * sizeof(uint32_t)); /* round 9: fzbin, right after the stats */
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     s += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
@@ -2905,7 +2960,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
-    e = cudaFuncSetAttribute(ms_cu_k4, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+    e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#ifdef MS_CU_FUSE12
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
 }
@@ -3077,15 +3135,29 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     char *p = (char *)ws;
     a.stats = (ms_cu_rowstat *)p;
     p += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
+    a.fzbin = (uint32_t *)p;
+    p += ms_cu_align((size_t)n * MS_CU_LBINS * sizeof(uint32_t));
     a.hcnt = (uint32_t *)p;
     p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     a.hmass = (unsigned long long *)p;
     p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     a.cand = (unsigned long long *)p;
-    cudaError_t e = cudaMemsetAsync(a.stats, 0, (size_t)n * sizeof(ms_cu_rowstat), st->stream);
+    /* one memset node: the stats, and for a step that may fuse rows also fzbin, which follows them */
+    const size_t zero = a.fuse ? (size_t)((char *)a.fzbin - (char *)a.stats) + (size_t)n * MS_CU_LBINS * sizeof(uint32_t)
+                               : (size_t)n * sizeof(ms_cu_rowstat);
+    cudaError_t e = cudaMemsetAsync(a.stats, 0, zero, st->stream);
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
-    ms_cu_k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+#ifdef MS_CU_FUSE12
+    void (*k1)(ms_cu_args) = a.fuse ? ms_cu_k1<true> : ms_cu_k1<false>;
+    void (*k2)(ms_cu_args) = a.fuse ? ms_cu_k2<true> : ms_cu_k2<false>;
+    void (*k4)(ms_cu_args) = a.fuse ? ms_cu_k4<true> : ms_cu_k4<false>;
+#else /* only the instantiations without the fused path exist */
+    void (*k1)(ms_cu_args) = ms_cu_k1<false>;
+    void (*k2)(ms_cu_args) = ms_cu_k2<false>;
+    void (*k4)(ms_cu_args) = ms_cu_k4<false>;
+#endif
+    k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -3097,17 +3169,17 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.stream = st->stream;
         cfg.attrs = at;
         cfg.numAttrs = 1;
-        e = cudaLaunchKernelEx(&cfg, ms_cu_k2, a);
+        e = cudaLaunchKernelEx(&cfg, k2, a);
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
         cfg.dynamicSmemBytes = MS_CU_K4_DYN;
-        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k4, a);
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k4, a);
         if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
     } else {
-        ms_cu_k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+        k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-        ms_cu_k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
+        k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
     }
     e = cudaGetLastError();
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
