@@ -2405,6 +2405,124 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit_a ? ia : ib, MS_ROW_OK);
 }
 
+#ifdef MS_CU_K4W_PAIR
+/* Round 9 (-DMS_CU_K4W_PAIR, off by default until a device call shows it exact and faster): ms_cu_k4_warp's
+ * decisions without its sorts. Each candidate's count and mass of strictly greater keys come from one pass
+ * over the list (every lane reads every entry from shared memory, a broadcast), so each filter is a test per
+ * candidate, exactly the prefix ms_cu_k4_warp takes in its sorted order: top-k keeps count < k (count = the
+ * start of the key's run), top-p keeps top_p_keeps(mass above, M) or count < min_keep, with M the kept mass
+ * of top-k's set (the default order) or m0 (the HF order, top-k k2 after it). A second pass gives each kept
+ * candidate the kept mass of the smaller ids, so the drawn token is the one whose [prefix, prefix + q)
+ * holds the target: the smallest id whose running sum exceeds it, as there (ids are distinct). No 64-bit
+ * shuffle scans, no run-start scan, no rank loops. The list's entries are distinct tokens. */
+struct __align__(16) ms_cu_pe {
+    uint32_t key;
+    int32_t id;
+    unsigned long long q;
+};
+/* Warp sum of values below 2^42 (two masses of at most 2^40 a lane): two 32-bit reductions of 20-bit parts. */
+__device__ __forceinline__ uint64_t ms_cu_warp_sum_m(uint64_t v) {
+    const uint32_t lo = __reduce_add_sync(0xffffffffu, (uint32_t)(v & 0xfffffu));
+    const uint32_t hi = __reduce_add_sync(0xffffffffu, (uint32_t)(v >> 20));
+    return ((uint64_t)hi << 20) + lo;
+}
+__device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                               const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    ms_cu_pe *T = (ms_cu_pe *)sh; /* 64 entries of 16 bytes: inside the warp's 4 * 64 + 1 words */
+    uint32_t k[2];
+    int32_t id[2];
+    uint64_t q[2];
+    bool v[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int i = lane + 32 * h;
+        v[h] = i < n;
+        const unsigned long long e = v[h] ? cand[i] : 0;
+        k[h] = (uint32_t)(e >> 32);
+        id[h] = (int32_t)(uint32_t)e;
+        q[h] = v[h] ? ms_cu_from_y(c, ms_cu_unkey(k[h]), id[h]).q : 0;
+        if (v[h]) {
+            ms_cu_pe t;
+            t.key = k[h];
+            t.id = id[h];
+            t.q = q[h];
+            T[i] = t;
+        }
+    }
+    __syncwarp();
+    /* pass 1: how many, and how much mass, strictly above each */
+    int32_t cnt[2] = {0, 0};
+    uint64_t A[2] = {0, 0};
+#pragma unroll 4
+    for (int32_t j = 0; j < n; j++) {
+        const ms_cu_pe t = T[j];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const bool gt = t.key > k[h];
+            cnt[h] += gt;
+            A[h] += gt ? t.q : 0;
+        }
+    }
+    ms_cu_stamp(13);
+    /* the filters, each a test per candidate (ms_cu_k4_warp's prefixes) */
+    bool kp[2] = {v[0], v[1]};
+    if (f.sel) {
+        if (!c.sl.top_p_first) {
+            if (f.k > 0)
+                for (int h = 0; h < 2; h++) kp[h] = kp[h] && cnt[h] < f.k;
+            if (f.p_on) {
+                const uint64_t M = f.k > 0 ? ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0)) : m0;
+                for (int h = 0; h < 2; h++)
+                    kp[h] = kp[h] && (ms__top_p_keeps(A[h], M, f.pq) || cnt[h] < c.sl.min_keep);
+            }
+        } else {
+            if (f.p_on)
+                for (int h = 0; h < 2; h++)
+                    kp[h] = kp[h] && (ms__top_p_keeps(A[h], m0, f.pq) || cnt[h] < c.sl.min_keep);
+            if (f.k2 > 0)
+                for (int h = 0; h < 2; h++) kp[h] = kp[h] && cnt[h] < f.k2;
+        }
+    }
+    ms_cu_stamp(14);
+    /* 5. the floor: stop ids lose their mass unless nothing would be left */
+    bool sp[2];
+    for (int h = 0; h < 2; h++) sp[h] = kp[h] && c.floor && ms_cu_bit(c.stop, id[h]);
+    uint64_t total = ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0));
+    const uint64_t stop_m = c.floor ? ms_cu_warp_sum_m((sp[0] ? q[0] : 0) + (sp[1] ? q[1] : 0)) : 0;
+    const bool floor_on = c.floor && total - stop_m > 0;
+    if (floor_on) total -= stop_m;
+    uint64_t eq[2];
+    for (int h = 0; h < 2; h++) eq[h] = (kp[h] && !(floor_on && sp[h])) ? q[h] : 0;
+    __syncwarp(); /* every lane has read T in pass 1 */
+    for (int h = 0; h < 2; h++)
+        if (v[h]) T[lane + 32 * h].q = eq[h];
+    __syncwarp();
+    ms_cu_stamp(15);
+    if (total == 0) {
+        if (lane == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(ms__draw_bits(c.sl.seed, c.sl.n, (uint32_t)a.row_k[r]), total);
+    /* pass 2: the drawn mass of the smaller ids */
+    uint64_t P[2] = {0, 0};
+#pragma unroll 4
+    for (int32_t j = 0; j < n; j++) {
+        const ms_cu_pe t = T[j];
+#pragma unroll
+        for (int h = 0; h < 2; h++) P[h] += t.id < id[h] ? t.q : 0;
+    }
+    const bool hit0 = eq[0] > 0 && P[0] <= target && target - P[0] < eq[0];
+    const bool hit1 = eq[1] > 0 && P[1] <= target && target - P[1] < eq[1];
+    const unsigned bal = __ballot_sync(FULL, hit0 || hit1);
+    if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit0 ? id[0] : id[1], MS_ROW_OK);
+}
+#  define MS_CU_K4_WARP_FN ms_cu_k4_warp2
+#else
+#  define MS_CU_K4_WARP_FN ms_cu_k4_warp
+#endif
+
 /* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
  * was taken (ms__cuda_mode_rows). One atomic per such row. */
 __device__ unsigned long long ms_cu_mode_rows[8];
@@ -2634,7 +2752,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
         if (threadIdx.x < 32)
-            ms_cu_k4_warp(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
+            MS_CU_K4_WARP_FN(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
         ms_cu_stamp(12);
         return true;
     }
@@ -2764,7 +2882,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
-                if (threadIdx.x < 32) ms_cu_k4_warp(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
+                if (threadIdx.x < 32) MS_CU_K4_WARP_FN(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
                 return;
             }
         }
