@@ -2405,8 +2405,14 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit_a ? ia : ib, MS_ROW_OK);
 }
 
+/* The default since round 9's fourth call (07:24: every CUDA test and both sanitizers passed on it; full setting
+ * V=151936 0.4-0.7 us faster than the sorted finish on flat rows, 1.9-2.5 us on peaked ones, B 1-64);
+ * -DMS_CU_K4W_SORT builds the sorted one-warp finish (ms_cu_k4_warp) instead. */
+#if !defined(MS_CU_K4W_PAIR) && !defined(MS_CU_K4W_SORT)
+#  define MS_CU_K4W_PAIR
+#endif
 #ifdef MS_CU_K4W_PAIR
-/* Round 9 (-DMS_CU_K4W_PAIR, off by default until a device call shows it exact and faster): ms_cu_k4_warp's
+/* Round 9 (-DMS_CU_K4W_PAIR; on by default, above): ms_cu_k4_warp's
  * decisions without its sorts. Each candidate's count and mass of strictly greater keys come from one pass
  * over the list (every lane reads every entry from shared memory, a broadcast), so each filter is a test per
  * candidate, exactly the prefix ms_cu_k4_warp takes in its sorted order: top-k keeps count < k (count = the
