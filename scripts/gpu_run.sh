@@ -113,7 +113,8 @@ if [ "$what" = r9 ]; then
                   [N]="the new default (-DMS_CU_R9_BASE)" [W]="-DMS_CU_K4_WARM" [U]="-DMS_CU_K4W_UNROLL"
                   [O]="the default code of 27d4fe9" [R]="round 9's default (-DMS_CU_R9_BASE)"
                   [R8]="-DMS_CU_K4W_UNROLL=8" [RF]="-DMS_CU_K4W_UNROLL=32" [FZ]="-DMS_CU_FUSE12"
-                  [P]="-DMS_CU_K4W_PAIR" [SP]="-DMS_CU_STAMPS -DMS_CU_K4W_PAIR" [X]="${R9_XFLAGS:-}")
+                  [P]="-DMS_CU_K4W_PAIR" [SP]="-DMS_CU_STAMPS -DMS_CU_K4W_PAIR" [FIN]="round 9's final default"
+                  [X]="${R9_XFLAGS:-}")
   for v in $(ls .devcarry/r9bin 2>/dev/null); do
     src=.devcarry/r9bin/$v; dst=build-gpu$v
     if [ -x $src/ms_bench_cuda ] && { $src/ms_bench_cuda --help 2>&1 || true; } | grep -q usage; then
