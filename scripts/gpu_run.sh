@@ -2,7 +2,7 @@
 # scripts/gpu_run.sh: everything the CUDA backend needs from a lent GPU, in one call (issue 4, and
 # issue 7's GPU part): build (sm_90, --fmad=false), the CUDA tests, compute-sanitizer (memcheck,
 # racecheck, initcheck, synccheck) on the quick test set, and the benchmark table.
-# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s|r8|r9] [bench args...]; logs go to
+# Usage: scripts/gpu_run.sh [all|test|san|bench|prof|prof2|prof3|r2|r3|final|exp|r5|r5c|prof5|r6|r7|r7s|r8|r9|r10] [bench args...]; logs go to
 # $OUT (or ./gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -108,15 +108,22 @@ fi
 # every row fused), ncu (kernel times, flat, of R9_NCU "variant:B ..."). No build of the main tree. Call 1 of
 # round 9 ran R9_STEPS="tests:D ab stamps:S san:D tests:F san:F ncu" (D: the default code, F: -DMS_CU_FUSE12,
 # S: -DMS_CU_STAMPS -DMS_CU_FUSE12 at that commit).
+# r10 (round 10): r9's steps on the binaries of .devcarry/r10bin/<variant>/ (FIN: round 9's final default, K:
+# -DMS_CU_K4_SPREAD, KL: + -DMS_CU_K4_LISTPRE, KLG: + -DMS_CU_K2_GRP, S: KLG + -DMS_CU_STAMPS).
+[ "$what" = r10 ] && { what=r9; R9_BIN=.devcarry/r10bin; }
 if [ "$what" = r9 ]; then
+  R9_BIN=${R9_BIN:-.devcarry/r9bin}
   declare -A R9F=([D]="the default code of 27d4fe9 (-DMS_CU_R9_BASE)" [F]="-DMS_CU_FUSE12" [S]="-DMS_CU_STAMPS"
                   [N]="the new default (-DMS_CU_R9_BASE)" [W]="-DMS_CU_K4_WARM" [U]="-DMS_CU_K4W_UNROLL"
                   [O]="the default code of 27d4fe9" [R]="round 9's default (-DMS_CU_R9_BASE)"
                   [R8]="-DMS_CU_K4W_UNROLL=8" [RF]="-DMS_CU_K4W_UNROLL=32" [FZ]="-DMS_CU_FUSE12"
                   [P]="-DMS_CU_K4W_PAIR" [SP]="-DMS_CU_STAMPS -DMS_CU_K4W_PAIR" [FIN]="round 9's final default"
-                  [X]="${R9_XFLAGS:-}")
-  for v in $(ls .devcarry/r9bin 2>/dev/null); do
-    src=.devcarry/r9bin/$v; dst=build-gpu$v
+                  [X]="${R9_XFLAGS:-}" [K]="-DMS_CU_K4_SPREAD" [KL]="-DMS_CU_K4_SPREAD -DMS_CU_K4_LISTPRE"
+                  [KLG]="-DMS_CU_K4_SPREAD -DMS_CU_K4_LISTPRE -DMS_CU_K2_GRP"
+                  [L]="-DMS_CU_K4_LISTPRE" [G]="-DMS_CU_K2_GRP")
+  [ "$R9_BIN" = .devcarry/r10bin ] && R9F[S]="-DMS_CU_STAMPS -DMS_CU_K4_SPREAD -DMS_CU_K4_LISTPRE -DMS_CU_K2_GRP"
+  for v in $(ls $R9_BIN 2>/dev/null); do
+    src=$R9_BIN/$v; dst=build-gpu$v
     if [ -x $src/ms_bench_cuda ] && { $src/ms_bench_cuda --help 2>&1 || true; } | grep -q usage; then
       mkdir -p $dst/tests/cuda && cp $src/ms_bench_cuda $dst/ && { [ ! -x $src/ms_cuda_tests ] || cp $src/ms_cuda_tests $dst/tests/cuda/; }
       echo "$v (${R9F[$v]:-}): carried binaries ($(ls $src | tr '\n' ' '))" | tee -a "$OUT/build.log"

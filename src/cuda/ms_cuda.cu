@@ -30,6 +30,9 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef MS_CU_K2_GRP
+#include <type_traits> /* std::is_same: round 10's group callback in ms_cu_for_chunk_w */
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -272,9 +275,9 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
  * operations (for lite rows K2 queues the rare tokens that need the slow path; see ms_cu_k2_lite);
  * after() follows each group of at most 4 calls. Groups of 4 tokens whose raw values are all below
  * skip_below and that no penalty touches are skipped when the whole warp's are. */
-template <int NG, bool PENFAST = false, class F, class H>
+template <int NG, bool PENFAST = false, class F, class H, class G4 = int>
 __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, float skip_below, F f,
-                                                  H after) {
+                                                  H after, G4 g4 = G4()) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
     const int32_t wl = (int32_t)(threadIdx.x & ~31u); /* the warp's first thread */
@@ -311,8 +314,18 @@ __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0
                  * K2's instructions at B=64). The same x either way; the test is warp-wide because f
                  * uses warp votes. Not in K4's passes (a 200-byte stack frame there). */
                 if (PENFAST && !c.win && !__any_sync(0xffffffffu, ok && ((word >> (tg & 31)) & 15u) != 0)) {
+#ifdef MS_CU_K2_GRP /* round 10: the caller takes the group of 4 at once (ms_cu_k2_lite) */
+                    if constexpr (!std::is_same<G4, int>::value) {
+                        float xs[4];
+#pragma unroll
+                        for (int k = 0; k < 4; k++) xs[k] = ok ? ms__sanitize(v[u][k]) : 0.0f;
+                        g4(tg, xs, ok);
+                    } else
+#endif
+                    {
 #pragma unroll
                     for (int k = 0; k < 4; k++) f(tg + k, ok ? ms__sanitize(v[u][k]) : 0.0f, ok);
+                    }
                 } else {
 #pragma unroll
                     for (int k = 0; k < 4; k++) {
@@ -883,7 +896,39 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
                 qn -= 32;
                 mym += ms_cu_k2_drain(c, q + qn, 32, sn, sbuf);
             }
-        });
+        }
+#ifdef MS_CU_K2_GRP
+        /* Round 10: a group of 4 (no penalised token in the warp) queued with one vote and one ballot
+         * when no lane has more than one token passing the test on x (the usual case: ~2% of a flat row
+         * passes), instead of four ballots; else token by token as above. The same tokens are queued
+         * after each group, in another order, which nothing depends on (the drains stage a set; K2's
+         * select, compaction and K4 work on sets). */
+        , [&](int32_t tg, const float (&xs)[4], bool ok) {
+            unsigned pm = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) pm |= (unsigned)(ok && !(xs[k] < c.xcut)) << k;
+            if (__any_sync(0xffffffffu, (pm & (pm - 1)) != 0)) {
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const bool pass = (pm >> k) & 1u;
+                    const unsigned bal = __ballot_sync(0xffffffffu, pass);
+                    if (pass) q[qn + __popc(bal & ((1u << lane) - 1))] = ((unsigned long long)ms__f2u(xs[k]) << 32) | (uint32_t)(tg + k);
+                    qn += __popc(bal);
+                }
+            } else {
+                const unsigned bal = __ballot_sync(0xffffffffu, pm != 0);
+                if (pm) {
+                    unsigned long long e = 0;
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        if (pm == (1u << k)) e = ((unsigned long long)ms__f2u(xs[k]) << 32) | (uint32_t)(tg + k);
+                    q[qn + __popc(bal & ((1u << lane) - 1))] = e;
+                }
+                qn += __popc(bal);
+            }
+        }
+#endif
+        );
     mym += ms_cu_k2_drain(c, q, qn, sn, sbuf);
     uint64_t m0;
     ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
@@ -2529,6 +2574,133 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
 #  define MS_CU_K4_WARP_FN ms_cu_k4_warp
 #endif
 
+/* Round 10 (-DMS_CU_K4_SPREAD): ms_cu_k4_warp2's decisions by the whole block. Round 9's stamps put ~2.5 us
+ * of B=1's flat step in the one-warp finish's first pass (each lane two masses' exp, then ~55 dependent
+ * broadcast reads) while the block's other 15 warps waited. Here one thread a candidate computes its mass,
+ * and each pass over the list is split over 8 threads a candidate (entries s, s + 8, ...; 64 x 8 = 512
+ * threads), their counts and masses summed by three xor shuffles inside the group of 8: integer sums, so
+ * the same counts, masses above and masses of smaller ids as ms_cu_k4_warp2's, in any order. Warp 0 then
+ * applies the filters and the floor exactly as there (the same tests on the same numbers); the draw's
+ * Philox bits (dbits) were computed before K4's PDL wait, from the slot and row_k alone. The drawn token is
+ * the one kept candidate whose [P, P + q) holds the target: exactly one, as there. sh: the warp scratch of
+ * ms_cu_k4_warp2 (4 * 64 + 1 words): the entries (128 words), the masses above (64), the counts (32). */
+#if defined(MS_CU_K4_SPREAD) && !defined(MS_CU_K4W_PAIR)
+#  error "-DMS_CU_K4_SPREAD spreads the pairwise finish (not built with -DMS_CU_K4W_SORT)"
+#endif
+#ifdef MS_CU_K4_SPREAD
+static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
+__device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                                 const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
+                                 uint64_t dbits) {
+    const unsigned FULL = 0xffffffffu;
+    const int t = threadIdx.x, lane = t & 31;
+    ms_cu_pe *T = (ms_cu_pe *)sh;
+    unsigned long long *Ash = sh + 2 * MS_CU_WARP_N;
+    int32_t *Csh = (int32_t *)(sh + 3 * MS_CU_WARP_N);
+    __shared__ unsigned long long fin_tgt;
+    __shared__ int fin_go;
+    if (t < n) {
+        const unsigned long long e = cand[t];
+        ms_cu_pe p;
+        p.key = (uint32_t)(e >> 32);
+        p.id = (int32_t)(uint32_t)e;
+        p.q = ms_cu_from_y(c, ms_cu_unkey(p.key), p.id).q;
+        T[t] = p;
+    }
+    __syncthreads();
+    /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
+    const int i = t >> 3, s = t & 7;
+    const uint32_t ki = i < n ? T[i].key : 0;
+    int32_t cnt = 0;
+    unsigned long long A = 0;
+#pragma unroll 4
+    for (int32_t j = s; j < n; j += 8) {
+        const ms_cu_pe e = T[j];
+        const bool gt = e.key > ki;
+        cnt += gt;
+        A += gt ? e.q : 0;
+    }
+#pragma unroll
+    for (int o = 1; o < 8; o <<= 1) {
+        cnt += __shfl_xor_sync(FULL, cnt, o);
+        A += __shfl_xor_sync(FULL, A, o);
+    }
+    if (s == 0 && i < n) {
+        Csh[i] = cnt;
+        Ash[i] = A;
+    }
+    __syncthreads();
+    ms_cu_stamp(13);
+    if (t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
+        uint32_t k[2];
+        int32_t id[2], cn[2];
+        uint64_t q[2], Ab[2];
+        bool v[2], kp[2], sp[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int x = lane + 32 * h;
+            v[h] = x < n;
+            k[h] = v[h] ? T[x].key : 0;
+            id[h] = v[h] ? T[x].id : 0;
+            q[h] = v[h] ? T[x].q : 0;
+            cn[h] = v[h] ? Csh[x] : 0;
+            Ab[h] = v[h] ? Ash[x] : 0;
+            kp[h] = v[h];
+        }
+        (void)k;
+        if (f.sel) {
+            if (!c.sl.top_p_first) {
+                if (f.k > 0)
+                    for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k;
+                if (f.p_on) {
+                    const uint64_t M = f.k > 0 ? ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0)) : m0;
+                    for (int h = 0; h < 2; h++)
+                        kp[h] = kp[h] && (ms__top_p_keeps(Ab[h], M, f.pq) || cn[h] < c.sl.min_keep);
+                }
+            } else {
+                if (f.p_on)
+                    for (int h = 0; h < 2; h++)
+                        kp[h] = kp[h] && (ms__top_p_keeps(Ab[h], m0, f.pq) || cn[h] < c.sl.min_keep);
+                if (f.k2 > 0)
+                    for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k2;
+            }
+        }
+        ms_cu_stamp(14);
+        /* 5. the floor: stop ids lose their mass unless nothing would be left */
+        for (int h = 0; h < 2; h++) sp[h] = kp[h] && c.floor && ms_cu_bit(c.stop, id[h]);
+        uint64_t total = ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0));
+        const uint64_t stop_m = c.floor ? ms_cu_warp_sum_m((sp[0] ? q[0] : 0) + (sp[1] ? q[1] : 0)) : 0;
+        const bool floor_on = c.floor && total - stop_m > 0;
+        if (floor_on) total -= stop_m;
+        for (int h = 0; h < 2; h++)
+            if (v[h]) T[lane + 32 * h].q = (kp[h] && !(floor_on && sp[h])) ? q[h] : 0;
+        if (lane == 0) {
+            fin_go = total != 0;
+            if (total != 0) fin_tgt = ms__draw_target(dbits, total);
+            else ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        }
+    }
+    __syncthreads();
+    ms_cu_stamp(15);
+    if (!fin_go) return;
+    const uint64_t target = fin_tgt;
+    /* pass 2: the drawn mass of the smaller ids, 8 threads a candidate */
+    const int32_t idi = i < n ? T[i].id : 0;
+    unsigned long long P = 0;
+#pragma unroll 4
+    for (int32_t j = s; j < n; j += 8) {
+        const ms_cu_pe e = T[j];
+        P += e.id < idi ? e.q : 0;
+    }
+#pragma unroll
+    for (int o = 1; o < 8; o <<= 1) P += __shfl_xor_sync(FULL, P, o);
+    if (s == 0 && i < n) {
+        const uint64_t qi = T[i].q;
+        if (qi > 0 && P <= target && target - P < qi) ms_cu_out(a, r, idi, MS_ROW_OK);
+    }
+}
+#endif
+
 /* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
  * was taken (ms__cuda_mode_rows). One atomic per such row. */
 __device__ unsigned long long ms_cu_mode_rows[8];
@@ -2566,6 +2738,47 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
     }
 }
+
+/* Round 10 (-DMS_CU_K4_LISTPRE): ms_cu_k4_list when every candidate is among the preloaded ones (n_all <= PF
+ * blockDim), without the shared atomic per warp and step: each warp ballots its PF steps, one barrier
+ * publishes the warps' counts, and each warp places its entries after those of the warps before it. The same
+ * test for each candidate, so the same set; only the order in the list differs, which nothing after it
+ * depends on (ms_cu_k4_lite). Sets *n_sh to the count (read after the caller's barrier). */
+#ifdef MS_CU_K4_LISTPRE
+template <int PF>
+__device__ __forceinline__ void ms_cu_k4_list_pre(int32_t n_all, uint32_t bound, uint32_t bmax, const ms_cu_row &c,
+                                                  float lscale, const unsigned long long (&pre)[PF],
+                                                  unsigned long long *cand_sh, int32_t *n_sh) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    __shared__ int32_t wcnt[32];
+    static_assert(MS_CU_T4 <= 32 * 32, "one count a lane");
+    unsigned bal[PF];
+    int32_t mine = 0;
+#pragma unroll
+    for (int u = 0; u < PF; u++) {
+        const int32_t i = u * (int32_t)blockDim.x + (int32_t)threadIdx.x;
+        const unsigned long long v = pre[u];
+        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+        bal[u] = __ballot_sync(FULL, in);
+        mine += __popc(bal[u]);
+    }
+    if (lane == 0) wcnt[w] = mine;
+    __syncthreads();
+    const int nw = (int)(blockDim.x >> 5);
+    const int32_t wc = lane < nw ? wcnt[lane] : 0;
+    int32_t base = __reduce_add_sync(FULL, lane < w ? wc : 0);
+    const int32_t all = __reduce_add_sync(FULL, wc);
+    const unsigned lt = (1u << lane) - 1;
+#pragma unroll
+    for (int u = 0; u < PF; u++) {
+        if ((bal[u] >> lane) & 1u) cand_sh[base + __popc(bal[u] & lt)] = pre[u];
+        base += __popc(bal[u]);
+    }
+    if (threadIdx.x == 0) *n_sh = all;
+}
+#endif
 
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
@@ -2667,7 +2880,11 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 template <bool FZ>
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
-                                              int32_t *n_sh) {
+                                              int32_t *n_sh
+#ifdef MS_CU_K4_SPREAD
+                                              , float lscale_pre, uint64_t dbits
+#endif
+                                              ) {
     const int lane = threadIdx.x & 31;
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
@@ -2721,7 +2938,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     float lscale = 0.0f;
 #ifndef MS_CU_NO_LBIN
     if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
+#ifdef MS_CU_K4_SPREAD
+        lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
+#else
         lscale = ms_cu_lbin_scale(c);
+#endif
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #endif
@@ -2730,6 +2951,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_FUSE12
         if (fz)
             ms_cu_k4_list<PF, true>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+        else
+#endif
+#ifdef MS_CU_K4_LISTPRE
+        if (n_all <= PF * (int32_t)blockDim.x)
+            ms_cu_k4_list_pre<PF>(n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
         else
 #endif
             ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
@@ -2757,8 +2983,12 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
+#ifdef MS_CU_K4_SPREAD
+        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits);
+#else
         if (threadIdx.x < 32)
             MS_CU_K4_WARP_FN(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
+#endif
         ms_cu_stamp(12);
         return true;
     }
@@ -2789,10 +3019,18 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         int32_t lkk = 0;
         if (ms_cu_k4_lean(a, r, lc, lf, lkk)) { /* the same verdict in every thread */
             if (threadIdx.x == 0) lite_n = 0;
+#ifdef MS_CU_K4_SPREAD /* round 10: what depends only on the slot and row_k (inputs), before the wait */
+            const float lsc = ms_cu_lbin_scale(lc);
+            const uint64_t dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
+#endif
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
+#ifdef MS_CU_K4_SPREAD
+            if (ms_cu_k4_lite<FZ>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits)) return;
+#else
             if (ms_cu_k4_lite<FZ>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n)) return;
+#endif
         }
     }
 #endif
