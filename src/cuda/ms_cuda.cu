@@ -2456,6 +2456,13 @@ __device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c
 #if !defined(MS_CU_K4W_PAIR) && !defined(MS_CU_K4W_SORT)
 #  define MS_CU_K4W_PAIR
 #endif
+/* Round 10: K4's finish spread over the block (ms_cu_k4_fin_blk) is the default since the round's first call
+ * (07:42, H200: every CUDA test, memcheck and racecheck passed on it, with -DMS_CU_K4_LISTPRE and -DMS_CU_K2_GRP
+ * beside it; full setting V=151936 flat 1.0-1.6 us faster at B 1/16/64, peaked level). -DMS_CU_NO_K4_SPREAD:
+ * round 9's one-warp finish. Only with the pairwise finish (not with -DMS_CU_K4W_SORT). */
+#if defined(MS_CU_K4W_PAIR) && !defined(MS_CU_K4_SPREAD) && !defined(MS_CU_NO_K4_SPREAD)
+#  define MS_CU_K4_SPREAD
+#endif
 #ifdef MS_CU_K4W_PAIR
 /* Round 9 (-DMS_CU_K4W_PAIR; on by default, above): ms_cu_k4_warp's
  * decisions without its sorts. Each candidate's count and mass of strictly greater keys come from one pass
