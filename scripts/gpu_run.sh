@@ -110,7 +110,9 @@ fi
 # S: -DMS_CU_STAMPS -DMS_CU_FUSE12 at that commit).
 # r10 (round 10): r9's steps on the binaries of .devcarry/r10bin/<variant>/ (FIN: round 9's final default, K:
 # -DMS_CU_K4_SPREAD, KL: + -DMS_CU_K4_LISTPRE, KLG: + -DMS_CU_K2_GRP, S: KLG + -DMS_CU_STAMPS).
-[ "$what" = r10 ] && { what=r9; R9_BIN=.devcarry/r10bin; }
+# Call 2 ran R9_BIN=.devcarry/r10bin-call2 (FIN, DEF, S2) for the stamps and the A/B, then the tests and the
+# sanitizers of DEF side by side as two r9 runs with R9_BIN=/none (no copies: the binaries were in place).
+[ "$what" = r10 ] && { what=r9; R9_BIN=${R9_BIN:-.devcarry/r10bin}; }
 if [ "$what" = r9 ]; then
   R9_BIN=${R9_BIN:-.devcarry/r9bin}
   declare -A R9F=([D]="the default code of 27d4fe9 (-DMS_CU_R9_BASE)" [F]="-DMS_CU_FUSE12" [S]="-DMS_CU_STAMPS"
@@ -120,7 +122,8 @@ if [ "$what" = r9 ]; then
                   [P]="-DMS_CU_K4W_PAIR" [SP]="-DMS_CU_STAMPS -DMS_CU_K4W_PAIR" [FIN]="round 9's final default"
                   [X]="${R9_XFLAGS:-}" [K]="-DMS_CU_K4_SPREAD" [KL]="-DMS_CU_K4_SPREAD -DMS_CU_K4_LISTPRE"
                   [KLG]="-DMS_CU_K4_SPREAD -DMS_CU_K4_LISTPRE -DMS_CU_K2_GRP"
-                  [L]="-DMS_CU_K4_LISTPRE" [G]="-DMS_CU_K2_GRP")
+                  [L]="-DMS_CU_K4_LISTPRE" [G]="-DMS_CU_K2_GRP" [DEF]="round 10's default (the spread finish)"
+                  [S2]="round 10's default, -DMS_CU_STAMPS -DMS_CU_STAMPS_LIST")
   [ "$R9_BIN" = .devcarry/r10bin ] && R9F[S]="-DMS_CU_STAMPS -DMS_CU_K4_SPREAD -DMS_CU_K4_LISTPRE -DMS_CU_K2_GRP"
   for v in $(ls $R9_BIN 2>/dev/null); do
     src=$R9_BIN/$v; dst=build-gpu$v

@@ -2595,6 +2595,16 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
 #  error "-DMS_CU_K4_SPREAD spreads the pairwise finish (not built with -DMS_CU_K4W_SORT)"
 #endif
 #ifdef MS_CU_K4_SPREAD
+/* -DMS_CU_STAMPS_LIST (with -DMS_CU_STAMPS, a diagnostic): events 13-15 mark the list's steps in ms_cu_k4_lite
+ * instead of the finish's (15: thread 0 has its four preloaded candidates, 13: the bins' scan done, 14: thread
+ * 0's part of the list done, before the barrier that ends at event 11). */
+#ifdef MS_CU_STAMPS_LIST
+#  define ms_cu_stamp_f(e) ((void)0)
+#  define ms_cu_stamp_l(e) ms_cu_stamp(e)
+#else
+#  define ms_cu_stamp_f(e) ms_cu_stamp(e)
+#  define ms_cu_stamp_l(e) ((void)0)
+#endif
 static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
 __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                  const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
@@ -2637,7 +2647,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         Ash[i] = A;
     }
     __syncthreads();
-    ms_cu_stamp(13);
+    ms_cu_stamp_f(13);
     if (t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
         uint32_t k[2];
         int32_t id[2], cn[2];
@@ -2672,7 +2682,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
                     for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k2;
             }
         }
-        ms_cu_stamp(14);
+        ms_cu_stamp_f(14);
         /* 5. the floor: stop ids lose their mass unless nothing would be left */
         for (int h = 0; h < 2; h++) sp[h] = kp[h] && c.floor && ms_cu_bit(c.stop, id[h]);
         uint64_t total = ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0));
@@ -2688,7 +2698,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         }
     }
     __syncthreads();
-    ms_cu_stamp(15);
+    ms_cu_stamp_f(15);
     if (!fin_go) return;
     const uint64_t target = fin_tgt;
     /* pass 2: the drawn mass of the smaller ids, 8 threads a candidate */
@@ -2953,6 +2963,10 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #endif
+#ifdef MS_CU_STAMPS_LIST
+    if (pre[0] + pre[1] + pre[2] + pre[3] != 1) ms_cu_stamp_l(15); /* waits for thread 0's preloaded candidates */
+    if (bmax != 1000u) ms_cu_stamp_l(13);
+#endif
     int32_t n;
     for (;;) {
 #ifdef MS_CU_FUSE12
@@ -2966,6 +2980,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         else
 #endif
             ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+#ifdef MS_CU_STAMPS_LIST
+        ms_cu_stamp_l(14);
+#endif
         __syncthreads();
         n = *n_sh;
         /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
