@@ -790,14 +790,6 @@ static int ms__top_p_threshold(const ms_row_job *job, ms_scratch *s, const ms_fa
     return 0;
 }
 
-/* The top-p bracket's sample (round 7: taken before the exp pass): ns tokens of the row in runs of
- * 16 neighbours, copied from x (s->y before the division, or round 9 the caller's fp32 row: hence the
- * NaN -> -inf, a no-op on s->y) into ws->sy and run through exp_mass,
- * which gives each exactly the y and w the exp pass will give it (the same operations); their
- * weights by bucket of y below the max in hw, hq (squares), hc. Returns ns (0: the row is too small
- * to sample, V < 8192). */
-/* How often the top-p paths of round 7 ran (tests: that the forced cases reach them). */
-static atomic_llong ms__tp_counts[5];
 /* Round 9: whether the exp-path rows that can read the caller's row do (tests switch it off to
  * compare both ways), and how many did. */
 static atomic_int ms__fast_direct = 1;
@@ -806,6 +798,15 @@ int ms__fast_set_direct(int on) {
     return on < 0 ? atomic_load(&ms__fast_direct) : atomic_exchange(&ms__fast_direct, on ? 1 : 0);
 }
 int64_t ms__fast_direct_rows(void) { return (int64_t)atomic_load_explicit(&ms__direct_rows, memory_order_relaxed); }
+
+/* The top-p bracket's sample (round 7: taken before the exp pass): ns tokens of the row in runs of
+ * 16 neighbours, copied from x (s->y before the division, or round 9 the caller's fp32 row: hence the
+ * NaN -> -inf, a no-op on s->y) into ws->sy and run through exp_mass,
+ * which gives each exactly the y and w the exp pass will give it (the same operations); their
+ * weights by bucket of y below the max in hw, hq (squares), hc. Returns ns (0: the row is too small
+ * to sample, V < 8192). */
+/* How often the top-p paths of round 7 ran (tests: that the forced cases reach them). */
+static atomic_llong ms__tp_counts[5];
 void ms__fast_top_p_counts(int64_t out[5]) {
     for (int i = 0; i < 5; i++) out[i] = (int64_t)atomic_load_explicit(&ms__tp_counts[i], memory_order_relaxed);
 }
@@ -853,7 +854,7 @@ static int32_t ms__top_p_sample(ms_fast_ws *ws, const ms_fast_kernels *K, const 
  * Round 9: n_eff without the sample's largest weight. A flat row whose sample happened to catch one
  * token near the max (w ~ 1 against ~20 for the whole sample, in ~2 % of N(0,1) rows at V=151936,
  * T 0.7) had n_eff ~240 and took the peaked rows' count-rule band, which never holds a flat row's
- * threshold: a widened band_hist pass more (~+100 us) in each. A peaked row's sample holds several
+ * threshold: they widened to band_hist, ~2x the row's time (~650 against ~300 us at V=151936). A peaked row's sample holds several
  * heavy tokens, so leaving one out keeps it peaked. Only the path depends on it, never a value. */
 static bool ms__top_p_flat(const ms_fast_ws *ws) {
     const double wm = ws->s_wmax, tot = ws->s_tot - wm, sq = ws->s_sq - wm * wm;
