@@ -111,6 +111,18 @@ static ms_req_config gen_cfg(ms_trng *r, int32_t V) {
     return c;
 }
 
+/* An fp32 row with penalties and filters applied, as most cases here build it. */
+static ms_row_job f32_job(const ms_req_config *cfg, int32_t V, const float *row) {
+    ms_row_job job;
+    memset(&job, 0, sizeof job);
+    job.cfg = cfg;
+    job.apply_penalty = job.apply_filters = true;
+    job.V = V;
+    job.row = row;
+    job.dtype = MS_DTYPE_F32;
+    return job;
+}
+
 /* One comparison: the job under both pipelines, drawing and explaining. */
 static int compare_job(fx *f, const ms_row_job *job, const char *what) {
     int bad = 0;
@@ -219,14 +231,8 @@ static void run_bench_settings(int32_t V, int n_cases, uint64_t seed) {
         if (setting == 1) cfg.top_p = 0.9f;
         if (setting == 2) { cfg.top_p = 0.9f; cfg.top_k = 50; cfg.top_p_first = true; }
         if (setting == 3) cfg.top_k = 50;
-        ms_row_job job;
-        memset(&job, 0, sizeof job);
-        job.cfg = &cfg;
+        ms_row_job job = f32_job(&cfg, V, f.x);
         job.seen = f.seen;
-        job.apply_penalty = job.apply_filters = true;
-        job.V = V;
-        job.row = f.x;
-        job.dtype = MS_DTYPE_F32;
         char what[96];
         snprintf(what, sizeof what, "bench V=%d case %d setting %d", (int)V, i, setting);
         compare_job_levels(&f, &job, what);
@@ -301,13 +307,7 @@ TEST(cpu_fast_trim_signs) {
         cfg.min_p = 0.05f;
         cfg.top_p = 0.9f;
         cfg.seed = ms_trng_next(&r);
-        ms_row_job job;
-        memset(&job, 0, sizeof job);
-        job.cfg = &cfg;
-        job.apply_penalty = job.apply_filters = true;
-        job.V = V;
-        job.row = f.x;
-        job.dtype = MS_DTYPE_F32;
+        ms_row_job job = f32_job(&cfg, V, f.x);
         char what[64];
         snprintf(what, sizeof what, "trim V=%d case %d shift %g", (int)V, i, shifts[i / 2]);
         compare_job_levels(&f, &job, what);
@@ -392,13 +392,7 @@ TEST(cpu_fast_bracket_misleads) {
         cfg.top_p_first = i % 4 >= 2;
         cfg.top_k = cfg.top_p_first ? 2000 : 0;
         cfg.seed = ms_trng_next(&r);
-        ms_row_job job;
-        memset(&job, 0, sizeof job);
-        job.cfg = &cfg;
-        job.apply_penalty = job.apply_filters = true;
-        job.V = V;
-        job.row = f.x;
-        job.dtype = MS_DTYPE_F32;
+        ms_row_job job = f32_job(&cfg, V, f.x);
         char what[80];
         snprintf(what, sizeof what, "bracket V=%d case %d shift %g p=%g", (int)V, i, shift, cfg.top_p);
         compare_job_levels(&f, &job, what);
@@ -1144,13 +1138,7 @@ TEST(cpu_fast_flat_sampled_max) {
         cfg.temperature = 0.7f;
         cfg.top_p = i == 2 ? 0.95f : 0.9f;
         cfg.seed = ms_trng_next(&r);
-        ms_row_job job;
-        memset(&job, 0, sizeof job);
-        job.cfg = &cfg;
-        job.apply_penalty = job.apply_filters = true;
-        job.V = V;
-        job.row = f.x;
-        job.dtype = MS_DTYPE_F32;
+        ms_row_job job = f32_job(&cfg, V, f.x);
         char what[80];
         snprintf(what, sizeof what, "flat row with its max sampled, case %d", i);
         compare_job_levels(&f, &job, what);
