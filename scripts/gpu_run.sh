@@ -102,8 +102,9 @@ fi
 # tests run on it; each variant's flags in R9F below, a variant without binaries is skipped), then the steps of
 # R9_STEPS in order, each bounded by what is left of BUDGET_S: tests:V (every test of V's runner, or R9_TESTS),
 # san:V (memcheck and racecheck on the quick set), ab (the full setting at V=151936, B in R9_B, both shapes,
-# for each variant of R9_AB (default "D F FF"), R9_AB_N times; a name ending in F other than "F" = that
-# variant's bench with MS_BENCH_FUSE_MIN=1, every lite row of the default order fused; the first run of each
+# for each variant of R9_AB (default "D F FF"), R9_AB_N times; a name ending in F other than "F" that is not itself
+# a carried variant = that variant's bench with MS_BENCH_FUSE_MIN=1, every lite row of the default order fused
+# (r9_fz_name; round 10's "DEF" was read as "DE, fused" before that rule); the first run of each
 # checks its tokens against the CPU reference), stamps:V (V's timeline at B in R7S_B, both shapes, and flat with
 # every row fused), ncu (kernel times, flat, of R9_NCU "variant:B ..."). No build of the main tree. Call 1 of
 # round 9 ran R9_STEPS="tests:D ab stamps:S san:D tests:F san:F ncu" (D: the default code, F: -DMS_CU_FUSE12,
@@ -157,6 +158,11 @@ if [ "$what" = r9 ]; then
   }
   SANSET="cuda_bad_inputs cuda_identity_fused cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band"
   RACESET="cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_fused"
+  # a variant name V -> b (whose binaries) and fm (1: every lite row fused): "XF" is X fused unless XF is carried
+  r9_fz_name() {
+    b=$1; fm=""
+    if [ ! -d "build-gpu$1" ] && [ "$1" != F ] && [ "${1%F}" != "$1" ]; then b=${1%F}; fm=1; fi
+  }
   for step in ${R9_STEPS:-tests:N ab stamps:S san:N}; do
     v=${step#*:}
     case $step in
@@ -170,7 +176,7 @@ if [ "$what" = r9 ]; then
         for i in $(seq 1 ${R9_AB_N:-3}); do
           for v in ${R9_AB:-D F FF}; do
             [ $(left) -gt 25 ] || break
-            b=$v; fm=""; [ $v != F ] && [ "${v%F}" != "$v" ] && b=${v%F} && fm=1
+            r9_fz_name $v
             [ -x build-gpu$b/ms_bench_cuda ] || continue
             log "bench full, V=151936, $v (${R9F[$b]:-}${fm:+, MS_BENCH_FUSE_MIN=1})" | tee -a "$OUT/bench.txt"
             MS_BENCH_FUSE_MIN=$fm timeout 40 build-gpu$b/ms_bench_cuda --setting full --vocab 151936 --batch ${R9_B:-1,16,32,64} \
@@ -187,7 +193,7 @@ if [ "$what" = r9 ]; then
         done ;;
       ncu)
         for vb in ${R9_NCU:-D:1 D:64 F:64 FF:1 FF:16}; do
-          v=${vb%%:*}; b=${vb##*:}; bv=$v; fm=""; [ $v != F ] && [ "${v%F}" != "$v" ] && bv=${v%F} && fm=1
+          v=${vb%%:*}; r9_fz_name $v; bv=$b; b=${vb##*:}
           log "ncu full flat B=$b $v" | tee -a "$OUT/ncu.txt"
           [ $(left) -gt 45 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
           MS_BENCH_FUSE_MIN=$fm timeout 40 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 \
