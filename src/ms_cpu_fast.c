@@ -988,7 +988,7 @@ static void ms__split_load_chunk(void *arg, int32_t c, int32_t slot) {
     (void)slot;
     const int32_t lo = c * MS_FAST_CHUNK;
     const size_t es = x->job->dtype == MS_DTYPE_F32 ? 4 : 2;
-    if (!x->y) { /* round 9: the max alone (a direct row: the exp pass reads the caller's row) */
+    if (!x->y) { /* round 9: the max alone (ms__split_load_max with y NULL: a direct row, whose exp pass reads the caller's row) */
         x->ws->c_max[c] = x->K->max((const float *)x->job->row + lo, ms__chunk_len(x->V, c));
         return;
     }
@@ -1339,17 +1339,9 @@ void ms__fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *o
     if (direct) {
         atomic_fetch_add_explicit(&ms__direct_rows, 1, memory_order_relaxed);
         /* the max of sanitize(x) is the max of x: ms__vmax and the scalar > never take a NaN */
-        if (ms__split_on((ms_fast_ws *)s->fast, V)) {
-            ms_split_ctx x = {K, (ms_fast_ws *)s->fast, V, job, NULL, 1.0f, 1.0f, 0.0f, NULL, NULL, 0, 0, NULL, 0.0f,
-                              0.0f, 0.0f, 0, 0, NULL};
-            const int32_t nc = ms__n_chunks(V);
-            ms__cpu_team_for(((ms_fast_ws *)s->fast)->team, nc, ms__split_load_chunk, &x);
-            mx = ((ms_fast_ws *)s->fast)->c_max[0];
-            for (int32_t c = 1; c < nc; c++)
-                if (((ms_fast_ws *)s->fast)->c_max[c] > mx) mx = ((ms_fast_ws *)s->fast)->c_max[c];
-        } else {
-            mx = K->max(xsrc, V);
-        }
+        mx = ms__split_on((ms_fast_ws *)s->fast, V)
+                 ? ms__split_load_max((ms_fast_ws *)s->fast, job, K, NULL, 1.0f, NULL) /* y NULL: the max alone */
+                 : K->max(xsrc, V);
     } else if (kk > 0 && cfg->temperature >= MS_GREEDY_TEMPERATURE && V >= 16384) {
         /* pass 1 in two parts: the prefix, a top-k threshold guessed from it (L1/L2-resident), then
          * the rest listing the tokens above the guess as it streams; the prefix is listed from the
