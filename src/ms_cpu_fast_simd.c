@@ -105,16 +105,11 @@ static inline int32_t ms__vlist(int32_t *ids, int32_t n, uint32_t bits, int32_t 
 #endif
 }
 
-/* ms__sanitize: NaN -> -inf (x != x holds for NaN only: one unordered compare, where the bit test
- * took an and, a min and a compare) */
-static inline vf ms__vsanitize(vf x) {
-    vi nan = (vi)(x != x);
-    return ms__vsel(nan, ms__vsplat(ms__neg_inf()), x);
-}
 static inline vf ms__vmax(vf a, vf b);
-/* The same in one instruction where ms__vmax is one (round 9, the direct exp pass): x > -inf ? x :
- * -inf is x for every x but NaN (-inf stays -inf, -0 stays -0) and -inf for NaN: ms__sanitize. */
-static inline vf ms__vsanitize1(vf x) { return ms__vmax(ms__vsplat(ms__neg_inf()), x); }
+/* ms__sanitize: NaN -> -inf. x > -inf ? x : -inf is x for every x but NaN (-inf stays -inf, -0 stays
+ * -0) and -inf for NaN, and ms__vmax(-inf, x) is that test in one instruction where ms__vmax is one
+ * (round 9's direct exp pass; before, everywhere a compare x != x and a blend). */
+static inline vf ms__vsanitize(vf x) { return ms__vmax(ms__vsplat(ms__neg_inf()), x); }
 
 /* ms__f16_to_f32 without the normalising loop: a subnormal half is man * 2^-24, and both the
  * integer-to-float conversion (man < 2^10) and the power-of-two product are exact. */
@@ -415,7 +410,7 @@ static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(const float
         for (; t + MS__U * W <= hi; t += MS__U * W) {
             vf yy[MS__U], d[MS__U], ww[MS__U];
             for (int j = 0; j < MS__U; j++)
-                yy[j] = (src ? ms__vsanitize1(ms__vld(x + t + j * W)) : ms__vld(y + t + j * W)) / vT;
+                yy[j] = (src ? ms__vsanitize(ms__vld(x + t + j * W)) : ms__vld(y + t + j * W)) / vT;
             vi far = (vi)ms__vsplatu(~0u);
             for (int j = 0; j < MS__U; j++) {
                 ms__vst(y + t + j * W, yy[j]);
@@ -446,7 +441,7 @@ static inline __attribute__((always_inline)) uint64_t ms__exp_mass_t(const float
             }
         }
         for (; t + W <= hi; t += W) {
-            vf yy = (src ? ms__vsanitize1(ms__vld(x + t)) : ms__vld(y + t)) / vT;
+            vf yy = (src ? ms__vsanitize(ms__vld(x + t)) : ms__vld(y + t)) / vT;
             ms__vst(y + t, yy);
             vf ww = ms__vexp(yy - vmx);
             ms__vst(w + t, ww);
