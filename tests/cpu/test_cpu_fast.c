@@ -111,6 +111,20 @@ static ms_req_config gen_cfg(ms_trng *r, int32_t V) {
     return c;
 }
 
+/* The oracle of exp_mass_top's extra outputs: the exact mass and count of the tokens with y >= ytop,
+ * token by token. */
+static void mass_count_ge(const float *y, const float *w, int32_t V, float ytop, uint64_t *mass, int64_t *cnt) {
+    uint64_t ms = 0;
+    int64_t cs = 0;
+    for (int32_t t = 0; t < V; t++)
+        if (y[t] >= ytop) {
+            ms += ms__mass(w[t]);
+            cs++;
+        }
+    *mass = ms;
+    *cnt = cs;
+}
+
 /* An fp32 row with penalties and filters applied, as most cases here build it. */
 static ms_row_job f32_job(const ms_req_config *cfg, int32_t V, const float *row) {
     ms_row_job job;
@@ -844,13 +858,9 @@ static void kernel_edges_level(const ms_fast_kernels *K, const ms_fast_kernels *
                 const uint64_t M2 = G->exp_mass(y2, y2, w2, V, T, m / T, b2);
                 int same3 = M1 == M2 && memcmp(y1, y2, (size_t)V * 4) == 0 && memcmp(w1, w2, (size_t)V * 4) == 0 &&
                             memcmp(b1, b2, (size_t)nbk * 8) == 0;
-                uint64_t ms = 0;
-                int64_t cs = 0;
-                for (int32_t t = 0; t < V; t++)
-                    if (y2[t] >= yhi) {
-                        ms += ms__mass(w2[t]);
-                        cs++;
-                    }
+                uint64_t ms;
+                int64_t cs;
+                mass_count_ge(y2, w2, V, yhi, &ms, &cs);
                 same3 = same3 && mt == ms && ct == cs;
                 if (T == 1.0f) { /* band_hist's own mass above b_lo over these y, w */
                     uint64_t t3 = 0;
@@ -1022,13 +1032,9 @@ TEST(cpu_fast_exp_direct) {
                     uint64_t mt = 1;
                     int64_t ct = -1;
                     const uint64_t Mt = K->exp_mass_top(x, yk, wk, V, T, m, bk, ytop, &mt, &ct);
-                    uint64_t ms = 0;
-                    int64_t cs = 0;
-                    for (int32_t t = 0; t < V; t++)
-                        if (ys[t] >= ytop) {
-                            ms += ms__mass(ws_[t]);
-                            cs++;
-                        }
+                    uint64_t ms;
+                    int64_t cs;
+                    mass_count_ge(ys, ws_, V, ytop, &ms, &cs);
                     same = same && Mt == Ms && mt == ms && ct == cs && memcmp(ys, yk, (size_t)V * 4) == 0 &&
                            memcmp(ws_, wk, (size_t)V * 4) == 0 && memcmp(bs, bk, (size_t)nb * 8) == 0 &&
                            memcmp(x, x0, (size_t)V * 4) == 0;
