@@ -395,20 +395,10 @@ static int bc_list(const char *s, int32_t *out) {
     return n;
 }
 
-/* Round 8 (a library built with -DMS_CU_FUSE12): MS_BENCH_FUSE_MIN=<tokens> sets the smallest chunk whose
- * lite rows take the fused path (default 8192), e.g. 1 to time it at every B. */
-void ms__cuda_fuse_minchunk(int32_t tokens);
-int ms__cuda_fuse12(void);
-
 int main(int argc, char **argv) {
     ms_bench_opts o;
     memset(&o, 0, sizeof o);
     o.backend = "cuda";
-    if (getenv("MS_BENCH_FUSE_MIN") && *getenv("MS_BENCH_FUSE_MIN")) {
-        ms__cuda_fuse_minchunk((int32_t)atoi(getenv("MS_BENCH_FUSE_MIN")));
-        printf("fused path (MS_CU_FUSE12): %s, min chunk %d\n", ms__cuda_fuse12() ? "built" : "not built",
-               ms__cuda_fuse12());
-    }
     o.vocab[0] = 151936, o.vocab[1] = 262144, o.n_vocab = 2;
     o.batch[0] = 1, o.batch[1] = 16, o.batch[2] = 64, o.batch[3] = 256, o.n_batch = 4;
     o.shapes[0] = MS_BENCH_FLAT, o.shapes[1] = MS_BENCH_PEAKED, o.n_shapes = 2;

@@ -30,9 +30,6 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef MS_CU_K2_GRP
-#include <type_traits> /* std::is_same: round 10's group callback in ms_cu_for_chunk_w */
-#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -47,12 +44,6 @@ extern "C" {
 #ifndef MS_CU_T4
 #  define MS_CU_T4 512                     /* threads of K4 */
 #endif
-#ifndef MS_CU_FUSE_MINCHUNK
-#define MS_CU_FUSE_MINCHUNK 8192          /* round 8 (MS_CU_FUSE12): the smallest chunk whose lite rows are fused */
-#endif
-/* The fused path (round 8, with round 9's check and bins) stays opt-in (-DMS_CU_FUSE12): measured exact but at
- * most ~1 us faster (B=32 flat), and its fallback (~1 ms) depends on the row's blocks being co-resident
- * (docs/cuda.md, Round 9). */
 #define MS_CU_STAGE_SH 2048               /* K2's per-block staging of min-p survivors */
 #ifndef MS_CU_K2_NG
 #  define MS_CU_K2_NG 2                    /* K2's groups of 4 loads in flight per thread (registers) */
@@ -86,8 +77,6 @@ typedef struct ms_cu_rowstat {
     uint32_t bound;    /* coarse bucket (ascending) at and above which candidates lie */
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
     uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
-    uint32_t fz_cut;   /* round 8, fused rows (MS_CU_FUSE12): max of ~kth over the chunks that cut (0: none) */
-    uint32_t fz_over;  /* round 8, fused rows: a chunk's superset overflowed K2's stage (K4: the whole-row path) */
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
@@ -136,10 +125,9 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * arms and reads them, ms_bench_cuda prints them for one step (MS_BENCH_STAMPS=1). Events: 0 K1 entry,
  * 1 K1 exit, 2 K2 entry, 3 K2 after its wait, 4 K2 exit (lite rows), 5 K3 entry, 6 K3 after its wait, 7 K3
  * exit (rows it skips), 8 K4 entry, 9 K4 after its wait, 10 K4 lean: after the stats' and bins' loads,
- * 11 K4 lean: the list built (after its barrier), 12 K4 lean: the row drawn (warp 0, after ms_cu_k4_warp)
- * or the block finish done; round 9, inside the one-warp finish (ms_cu_k4_warp): 13 ranked (the sort by
- * rank counts and the masses), 14 filtered (prefix sums, runs, top-k / top-p), 15 the kept set in id order
- * and its total (before the draw's Philox). */
+ * 11 K4 lean: the list built (after its barrier), 12 K4 lean: the row drawn (warp 0, after ms_cu_k4_warp2)
+ * or the block finish done; inside the one-warp finish (ms_cu_k4_warp2): 13 the counts and masses above,
+ * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test). */
 #define MS_CU_NSTAMP 16
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
@@ -314,14 +302,6 @@ __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0
                  * K2's instructions at B=64). The same x either way; the test is warp-wide because f
                  * uses warp votes. Not in K4's passes (a 200-byte stack frame there). */
                 if (PENFAST && !c.win && !__any_sync(0xffffffffu, ok && ((word >> (tg & 31)) & 15u) != 0)) {
-#ifdef MS_CU_K2_GRP /* round 10: the caller takes the group of 4 at once (ms_cu_k2_lite) */
-                    if constexpr (!std::is_same<G4, int>::value) {
-                        float xs[4];
-#pragma unroll
-                        for (int k = 0; k < 4; k++) xs[k] = ok ? ms__sanitize(v[u][k]) : 0.0f;
-                        g4(tg, xs, ok);
-                    } else
-#endif
                     {
 #pragma unroll
                     for (int k = 0; k < 4; k++) f(tg + k, ok ? ms__sanitize(v[u][k]) : 0.0f, ok);
@@ -624,26 +604,12 @@ struct ms_cu_args {
     uint32_t *hcnt;                 /* rows * MS_CU_HB */
     unsigned long long *hmass;      /* rows * MS_CU_HB */
     unsigned long long *cand;       /* rows * MS_CU_CAND */
-    uint32_t *fzbin;                /* round 9, fused rows: rows * MS_CU_LBINS, the candidate histogram against each
-                                     * K2 block's bound m'' (zeroed by the step's memset when a.fuse: K1 does not run
-                                     * before K2 for these rows, so it cannot clear them) */
-    int32_t fuse;                   /* round 8: lite rows of the default order take K2's fused path (ms_cu_fused);
-                                     * 2: tests only, each block's bound is its own chunk's max (ms__cuda_fuse_stale) */
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
     int32_t s = a.row_slot[r];
     if (s < 0 || s >= a.capacity || !a.slots[s].used) return -1;
     return s;
-}
-
-/* Round 8 (-DMS_CU_FUSE12; a.fuse is set by the host from the chunk size, MS_CU_FUSE_MINCHUNK): a lite row
- * of the default order (not greedy: the caller's test) takes K2's fused path (ms_cu_k2_fused): no K1 pass,
- * K4 checks the result (ms_cu_k4_lite) and sends the row to the whole-row path when the check fails. The
- * HF order stays on the old path: its top-p needs S0's whole mass m0, which needs the exact max in K2. The
- * same verdict in K1, K2 and K4, from the slot's settings (unchanged during a step). */
-__device__ __forceinline__ bool ms_cu_fused(const ms_cu_args &a, const ms_cu_row &c, const ms_cu_filt &f) {
-    return a.fuse && ms_cu_lite_k(c, f) > 0 && !c.sl.top_p_first;
 }
 
 __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long long v) {
@@ -702,10 +668,6 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
     return m;
 }
 
-/* FZ (round 9): the host launches the <true> instantiations of K1, K2 and K4 only for steps whose rows may be
- * fused (a.fuse); the others run code without the fused path's branches, as before round 8 (with them built
- * in, B=1 and 16 ran 0.5-1 us slower in round 9's first call although no row was fused). */
-template <bool FZ>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -717,9 +679,6 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
-#ifdef MS_CU_FUSE12
-    if (FZ && a.fuse && !c.greedy && ms_cu_fused(a, c, ms_cu_filters(c))) return; /* K2 finds its max (ms_cu_k2_fused) */
-#endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     unsigned long long v0 = 0, v1 = 0;
@@ -732,11 +691,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
         });
     } else {
         /* the max of x, divided once: fl(x / T) is monotone in x for T > 0, so this is max y */
-#ifndef MS_CU_PLAIN_GROUPS /* the per-token paths, to compare (scripts/gpu_run.sh final) */
         if (!c.win) {
             v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
         } else
-#endif
         {
             uint32_t mk = 0;
             ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
@@ -752,11 +709,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
                 a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
                 a.hmass[(size_t)r * MS_CU_HB + i] = 0;
             }
-#ifndef MS_CU_NO_LBIN
         else if (ms_cu_lite_k(c, f) > 0) /* the candidate histogram (ms_cu_lbin) */
             for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_LBINS; i += a.G * blockDim.x)
                 a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
-#endif
     }
     v0 = ms_cu_warp_max_u64(v0);
     v1 = ms_cu_warp_max_u64(v1);
@@ -793,8 +748,7 @@ __device__ __forceinline__ bool ms_cu_set_max(ms_cu_row &c, const ms_cu_rowstat 
     ms_cu_set_m(c, mk);
     return true;
 }
-/* c.m, the +inf rule and min-p's pre-filters from the max's key mk (> MS_CU_KEY_NEGINF). Round 8's fused
- * path calls it with a lower bound of the row max (ms_cu_k2_fused): the pre-filters below hold for any m. */
+/* c.m, the +inf rule and min-p's pre-filters from the max's key mk (> MS_CU_KEY_NEGINF). */
 __device__ __forceinline__ void ms_cu_set_m(ms_cu_row &c, uint32_t mk) {
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
@@ -880,11 +834,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
     int qn = 0; /* the same in every lane of the warp; < 32 between groups, so < MS_CU_WQ */
     ms_cu_for_chunk_w<NG, true>(
-#ifndef MS_CU_PLAIN_GROUPS
         c, t0, t1, c.xcut,
-#else
-        c, t0, t1, -INFINITY,
-#endif
         [&](int32_t t, float x, bool ok) {
             const bool pass = ok && !(x < c.xcut);
             const unsigned bal = __ballot_sync(0xffffffffu, pass);
@@ -897,37 +847,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
                 mym += ms_cu_k2_drain(c, q + qn, 32, sn, sbuf);
             }
         }
-#ifdef MS_CU_K2_GRP
-        /* Round 10: a group of 4 (no penalised token in the warp) queued with one vote and one ballot
-         * when no lane has more than one token passing the test on x (the usual case: ~2% of a flat row
-         * passes), instead of four ballots; else token by token as above. The same tokens are queued
-         * after each group, in another order, which nothing depends on (the drains stage a set; K2's
-         * select, compaction and K4 work on sets). */
-        , [&](int32_t tg, const float (&xs)[4], bool ok) {
-            unsigned pm = 0;
-#pragma unroll
-            for (int k = 0; k < 4; k++) pm |= (unsigned)(ok && !(xs[k] < c.xcut)) << k;
-            if (__any_sync(0xffffffffu, (pm & (pm - 1)) != 0)) {
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const bool pass = (pm >> k) & 1u;
-                    const unsigned bal = __ballot_sync(0xffffffffu, pass);
-                    if (pass) q[qn + __popc(bal & ((1u << lane) - 1))] = ((unsigned long long)ms__f2u(xs[k]) << 32) | (uint32_t)(tg + k);
-                    qn += __popc(bal);
-                }
-            } else {
-                const unsigned bal = __ballot_sync(0xffffffffu, pm != 0);
-                if (pm) {
-                    unsigned long long e = 0;
-#pragma unroll
-                    for (int k = 0; k < 4; k++)
-                        if (pm == (1u << k)) e = ((unsigned long long)ms__f2u(xs[k]) << 32) | (uint32_t)(tg + k);
-                    q[qn + __popc(bal & ((1u << lane) - 1))] = e;
-                }
-                qn += __popc(bal);
-            }
-        }
-#endif
         );
     mym += ms_cu_k2_drain(c, q, qn, sn, sbuf);
     uint64_t m0;
@@ -959,11 +878,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
          * its bin (few: at B=1 a chunk has ~11); a block that cut at its k'-th key counts all it listed
          * in kth's bin, one atomic (they all lie in that bin or above it, so every bin's running count
          * from the top stays at most the true one, which is all that K4's bound needs). */
-#ifndef MS_CU_NO_LBIN
         const bool lb = !c.inf_row && keepn > 0;
-#else
-        const bool lb = false;
-#endif
         const float lscale = lb ? ms_cu_lbin_scale(c) : 0.0f;
         uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
         if (lb && ns > kk && threadIdx.x == 0) atomicAdd(&gh[ms_cu_lbin(c, lscale, kth)], keepn);
@@ -994,190 +909,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
 }
 
-#ifdef MS_CU_FUSE12
-/* Round 8: K1's pass fused into K2 for lite rows of the default order (ms_cu_fused). Each block takes its
- * chunk's max x exactly as K1 does, publishes fl(max x / T) with atomicMax on the row's maxkey and keeps the
- * larger of that and the value it replaced, m' <= m (a lower bound of the row max: every block publishes
- * before K4 reads). It lists C = {t : !(fl(y - m') < cut)}, cut = ln(min_p) - 0.01 (c.minp_cut): a superset
- * of the chunk's part of S0, since w >= min_p implies fl(y - m) >= cut by ms__exp's accuracy (the same rule
- * as the pre-filter, docs/decisions.md) and fl(y - m') >= fl(y - m) (m' <= m, rounding is monotone); after
- * the pass it reads maxkey again (m'' <= m, most blocks have published by then) and keeps only the staged
- * tokens that pass the same test against m'', still a superset. No exp
- * and no mass here: the default order's top-p reads only the top-k set's masses (K4). A chunk with more
- * than k' of C keeps those at or above its k'-th key kth (ties kept) and records the smallest kth of the row
- * (fz_cut, as the max of ~kth). K4 (ms_cu_k4_lite), knowing m, drops the listed tokens outside S0 by the
- * exact test and requires fl(unkey(min kth) - m) >= ln(min_p) + 0.01: then every token at or above any
- * chunk's kth is in S0 by the exp's accuracy alone (no monotonicity of ms__exp assumed), so a token that
- * top-k keeps but its chunk cut would have k' tokens of S0 above it: none exists, and the listed part of S0
- * holds the row's top-k of S0 as an upper set, as on the old path. When the check fails, or a chunk's C
- * overflowed the stage (fz_over), K4 takes the exact whole-row path. No candidate histogram (its bins
- * need m); the host fuses only rows of large chunks (MS_CU_FUSE_MINCHUNK), where the chunks' maxima lie
- * near m and K4 trims at most ~k' per chunk. */
-__device__ __forceinline__ void ms_cu_k2_fz_drain(const ms_cu_row &c, unsigned long long *q, int cnt, uint32_t *sn,
-                                                  unsigned long long *sbuf) {
-    const int lane = threadIdx.x & 31;
-    __syncwarp();
-    bool in = false;
-    unsigned long long v = 0;
-    if (lane < cnt) {
-        const unsigned long long e = q[lane];
-        const float y = ms__u2f((uint32_t)(e >> 32)) / c.sl.temperature;
-        /* +inf rows: +inf - +inf is NaN, so the +inf tokens are listed, every other one is not */
-        in = !(y - c.m < c.minp_cut);
-        v = ((unsigned long long)ms_cu_key(y) << 32) | (uint32_t)e;
-    }
-    const unsigned bal = __ballot_sync(0xffffffffu, in);
-    uint32_t base = 0;
-    if (lane == 0 && bal) base = atomicAdd(sn, (uint32_t)__popc(bal));
-    base = __shfl_sync(0xffffffffu, base, 0);
-    const uint32_t i = base + (uint32_t)__popc(bal & ((1u << lane) - 1));
-    if (in && i < MS_CU_STAGE_SH) sbuf[i] = v;
-    __syncwarp();
-}
-
-template <int NG>
-__device__ void ms_cu_k2_fused(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
-                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn, unsigned long long *wq) {
-    __shared__ uint32_t res[2], keepn, sbase, mkey, red[32];
-    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
-    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-    /* the chunk's max x, as K1 */
-    uint32_t xk = 0;
-#ifndef MS_CU_PLAIN_GROUPS
-    if (!c.win) {
-        xk = t0 < t1 ? ms_cu_key(ms_cu_chunk_max(c, t0, t1)) : 0;
-    } else
-#endif
-    {
-        ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
-            const uint32_t k = ms_cu_key(x);
-            xk = k > xk ? k : xk;
-        });
-    }
-    xk = __reduce_max_sync(0xffffffffu, xk);
-    if (lane == 0) red[wid] = xk;
-    if (threadIdx.x == 0) *sn = 0;
-    __syncthreads();
-    if (wid == 0) {
-        uint32_t v = lane < (int)(blockDim.x >> 5) ? red[lane] : 0;
-        v = __reduce_max_sync(0xffffffffu, v);
-        if (lane == 0) {
-            uint32_t mp = 0;
-            if (v) {
-                const uint32_t mine = ms_cu_key(ms_cu_unkey(v) / c.sl.temperature);
-                const uint32_t old = atomicMax(&st->maxkey, mine);
-                /* 0: the chunk has no finite token. a.fuse == 2 (tests only, ms__cuda_fuse_stale): the chunk's own
-                 * max, as if no other block had published yet, so that K4's check fails on rows where it can */
-                mp = mine <= MS_CU_KEY_NEGINF ? 0 : (old > mine && a.fuse != 2) ? old : mine;
-            }
-            mkey = mp;
-        }
-    }
-    __syncthreads();
-    const uint32_t mk = mkey;
-    if (mk == 0) return; /* every token of the chunk is -inf: none is in S0 */
-    ms_cu_set_m(c, mk);  /* m' <= m: the pre-filters hold (ms_cu_set_m) */
-    unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
-    int qn = 0;
-    ms_cu_for_chunk_w<NG, true>(
-        c, t0, t1, c.xcut,
-        [&](int32_t t, float x, bool ok) {
-            const bool pass = ok && !(x < c.xcut);
-            const unsigned bal = __ballot_sync(0xffffffffu, pass);
-            if (pass) q[qn + __popc(bal & ((1u << lane) - 1))] = ((unsigned long long)ms__f2u(x) << 32) | (uint32_t)t;
-            qn += __popc(bal);
-        },
-        [&]() {
-            while (qn >= 32) {
-                qn -= 32;
-                ms_cu_k2_fz_drain(c, q + qn, 32, sn, sbuf);
-            }
-        });
-    ms_cu_k2_fz_drain(c, q, qn, sn, sbuf);
-    __syncthreads();
-    uint32_t ns = *sn;
-    if (ns > MS_CU_STAGE_SH) { /* the superset overflowed the stage: K4 takes the whole-row path */
-        if (threadIdx.x == 0) atomicExch(&st->fz_over, 1u);
-        return;
-    }
-    /* The row max again, after the pass: by now most blocks have published theirs, so m'' (>= m', still
-     * <= m) drops the staged tokens that only the stale bound let in (the same superset test): a chunk far
-     * below the row max then keeps few or none and records no cut (a cut there would fail K4's check).
-     * The kept ones move to the queues' space (free: every queue is drained). */
-    if (threadIdx.x == 0 && a.fuse != 2) mkey = atomicMax(&st->maxkey, 0u); /* a read of the current value */
-    __syncthreads();
-    const unsigned long long *list = sbuf;
-    if (mkey > mk) {
-        ms_cu_set_m(c, mkey);
-        if (threadIdx.x == 0) keepn = 0;
-        __syncthreads();
-        for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x) {
-            const unsigned long long v = sbuf[i];
-            if (!(ms_cu_unkey((uint32_t)(v >> 32)) - c.m < c.minp_cut)) wq[atomicAdd(&keepn, 1u)] = v;
-        }
-        __syncthreads();
-        ns = keepn;
-        list = wq;
-        __syncthreads(); /* every thread has read keepn before it is reset below */
-    }
-    uint32_t kth = 0;
-    if (ns > kk) {
-        ms_cu_keys_sh ks;
-        ks.v = list;
-        ks.n = ns;
-        const uint32_t v = ms_cu_kth_key(ks, kk, h, res);
-#ifndef MS_CU_FZ_R8CHECK
-        /* Round 9: cut only where the k'-th is surely in S0 relative to the bound used, m'' = c.m (then the k'
-         * tokens at or above it are sure too: the test is monotone in y), and record the smallest such m''
-         * (fz_cut, as the max of ~key); K4 accepts the row when it equals the row max m. A chunk whose k'-th is
-         * not sure keeps all of its list, however far the cut would lie from min-p's boundary. */
-        if (!c.inf_row && ms_cu_unkey(v) - c.m >= logf(c.sl.min_p) + 0.01f) {
-            kth = v;
-            if (threadIdx.x == 0) atomicMax(&st->fz_cut, ~mkey);
-        }
-#else /* round 8's check: every cut, K4 checks the smallest against m */
-        kth = v;
-        if (threadIdx.x == 0) atomicMax(&st->fz_cut, ~kth); /* the row's smallest cut, for K4's check */
-#endif
-    }
-    if (threadIdx.x == 0) keepn = 0;
-    __syncthreads();
-    uint32_t pos[MS_CU_LITE_PER];
-#pragma unroll
-    for (int j = 0; j < MS_CU_LITE_PER; j++) {
-        const uint32_t i = threadIdx.x + j * MS_CU_T123;
-        pos[j] = (i < ns && (uint32_t)(list[i] >> 32) >= kth) ? atomicAdd(&keepn, 1u) : ~0u;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
-    __syncthreads();
-    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-#ifndef MS_CU_NO_LBIN
-    /* Round 9: the candidate histogram for fused rows, as ms_cu_k2_lite's but against this block's bound m''
-     * (c.m; every token of the chunk lies at or below it). K4 reads the counts as a hint only: a block whose
-     * m'' was below m, or candidates outside S0, can make them too high, and K4 then lists every candidate
-     * again when its bins' list came out with fewer than k' (ms_cu_k4_lite). */
-    const bool lb = !c.inf_row && keepn > 0;
-    const float lscale = lb ? ms_cu_lbin_scale(c) : 0.0f;
-    if (lb && kth != 0 && threadIdx.x == 0) atomicAdd(&a.fzbin[(size_t)r * MS_CU_LBINS + ms_cu_lbin(c, lscale, kth)], keepn);
-#endif
-#pragma unroll
-    for (int j = 0; j < MS_CU_LITE_PER; j++) {
-        const uint32_t i = threadIdx.x + j * MS_CU_T123;
-        if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) {
-            cand[sbase + pos[j]] = list[i];
-#ifndef MS_CU_NO_LBIN
-            if (lb && kth == 0) atomicAdd(&a.fzbin[(size_t)r * MS_CU_LBINS + ms_cu_lbin(c, lscale, (uint32_t)(list[i] >> 32))], 1u);
-#endif
-        }
-    }
-}
-#endif
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
-template <bool FZ>
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ uint32_t scnt[MS_CU_HB];
@@ -1196,18 +930,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     if (c.greedy) return;
-#ifdef MS_CU_FUSE12
-    if (FZ && a.fuse) {
-        const ms_cu_filt f0 = ms_cu_filters(c);
-        if (ms_cu_fused(a, c, f0)) { /* round 8: no wait for K1, which skipped the row */
-            ms_cu_k2_fused<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f0), sbuf, scnt, &sn, smass);
-            /* K3 and K4 wait for this grid only: K1 is complete before any block of it exits */
-            ms_cu_pdl_wait();
-            ms_cu_stamp(4);
-            return;
-        }
-    }
-#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
@@ -1228,11 +950,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
      * parts live in sbuf, free unless min-p stages its survivors there (those rows keep the 64-bit add:
      * min-p's pre-filter leaves them few tokens). (Also tried in round 4: grouping a warp's lanes by
      * bucket with __match_any_sync, one add per distinct bucket: K2 97 -> 310 us at B=64, top-p alone.) */
-#ifndef MS_CU_K2_U64_ATOMIC /* round 3's one 64-bit atomic, to compare */
     const bool split = !c.minp_on;
-#else
-    const bool split = false;
-#endif
     static_assert(MS_CU_STAGE_SH * 2 >= MS_CU_HB, "the masses' high parts fit in sbuf");
     uint32_t *slo = (uint32_t *)smass, *smid = slo + MS_CU_HB, *shi = (uint32_t *)sbuf;
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
@@ -1376,11 +1094,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
          * bucket), nor when the bucket's tokens do not fit the list (tied rows: FULL), nor with more
          * chunks than hmass holds pairs (K3 writes each chunk's two masses there). */
         const bool band = !(f.k > 0 && f.p_on) && 2 * a.G <= MS_CU_HB && scnt[bound] <= MS_CU_CAND;
-#ifdef MS_CU_NO_BAND /* round 3's whole-row path for every such row, to compare */
-        const bool band_on = false;
-#else
         const bool band_on = band;
-#endif
         st->mode = s0_all ? MS_CU_MODE_S0 : n_cand <= MS_CU_CAND ? MS_CU_MODE_FAST : band_on ? MS_CU_MODE_BAND : MS_CU_MODE_FULL;
         st->c_above = (uint32_t)(n_cand - scnt[bound]);
         st->m_above = m_above;
@@ -1512,12 +1226,10 @@ struct ms_cu_src {
  * key >> psh == prefix (psh = sh + w; psh = 32: no prefix). */
 __device__ void ms_cu_hist_row(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int sh, int w, int psh, uint32_t prefix);
 __device__ void ms_cu_hist(const ms_cu_src &s, ms_cu_k4sh &S, uint32_t lb, int sh, int w, int psh, uint32_t prefix) {
-#ifndef MS_CU_K4_OLD_HIST /* round 2's block-wide atomics, to compare (scripts/gpu_run.sh r3) */
     if (!s.cand) {
         ms_cu_hist_row(s, S, lb, sh, w, psh, prefix);
         return;
     }
-#endif
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
         S.cnt[i] = 0;
         S.mass[i] = 0;
@@ -1699,40 +1411,6 @@ __device__ void ms_cu_find_g(const ms_cu_src &s, ms_cu_k4sh &S, int mode, uint64
     __syncthreads();
 }
 
-/* The S0 tokens of K2's bucket b (key >> 21), as (key << 32 | id) in list (at most MS_CU_CAND): one
- * pass over the row instead of the descent's three; the rest of the descent runs over the list. A
- * warp ballot and one shared atomic per warp that has any; exp only for min-p's verdict.
- * Compiled but unused unless -DMS_CU_K4_GATHER: the device time of round 3 ran out before a run could
- * check it (docs/cuda.md). */
-__device__ int32_t ms_cu_gather_bucket(const ms_cu_src &s, uint32_t b, unsigned long long *list) {
-    const ms_cu_row &c = *s.c;
-    const int lane = (int)(threadIdx.x & 31);
-    __shared__ int32_t gn_sh;
-    if (threadIdx.x == 0) gn_sh = 0;
-    __syncthreads();
-    ms_cu_for_chunk_w<2>(
-        c, 0, c.V, -INFINITY,
-        [&](int32_t t, float x, bool ok) {
-            const float y = x / c.sl.temperature;
-            const uint32_t key = ms_cu_key(y);
-            bool in = ok && (key >> (32 - MS_CU_HBITS)) == b;
-            if (!__any_sync(0xffffffffu, in)) return;
-            if (in && c.minp_on) in = ms_cu_from_y(c, y, t).s0;
-            const unsigned bal = __ballot_sync(0xffffffffu, in);
-            if (!bal) return;
-            int32_t base = 0;
-            if (lane == 0) base = atomicAdd(&gn_sh, __popc(bal));
-            base = __shfl_sync(0xffffffffu, base, 0);
-            const int32_t i = base + __popc(bal & ((1u << lane) - 1u));
-            if (in && i < MS_CU_CAND) list[i] = ((unsigned long long)key << 32) | (uint32_t)t;
-        },
-        [] {});
-    __syncthreads();
-    const int32_t n = gn_sh < MS_CU_CAND ? gn_sh : MS_CU_CAND;
-    __syncthreads(); /* everyone has n before a later call resets gn_sh */
-    return n;
-}
-
 /* The digits of a descent: from K2's 11-bit buckets (g), then 8 + 8 + 5 bits; or four 8-bit digits. */
 __device__ __forceinline__ int ms_cu_dig_sh(bool g, int level) {
     static_assert(MS_CU_HBITS == 11, "the digits after K2's buckets");
@@ -1761,13 +1439,6 @@ __device__ uint32_t ms_cu_select_count(const ms_cu_src &s, ms_cu_k4sh &S, uint32
         above += S.before_c;
         prefix = (prefix << w) | (uint32_t)S.dig;
         __syncthreads();
-#ifdef MS_CU_K4_GATHER /* written in round 3, NOT yet run on a GPU: off until a run verifies it */
-        if (level == 0 && g && S.gn <= MS_CU_CAND) { /* the bucket's tokens fit: the rest over them */
-            L.cand = s.scr;
-            L.n = ms_cu_gather_bucket(s, prefix, s.scr);
-            use_l = true;
-        }
-#endif
     }
     return prefix;
 }
@@ -1798,13 +1469,6 @@ __device__ uint32_t ms_cu_select_mass(const ms_cu_src &s, ms_cu_k4sh &S, uint32_
         above += S.before_m;
         prefix = (prefix << w) | (uint32_t)S.dig;
         __syncthreads();
-#ifdef MS_CU_K4_GATHER /* written in round 3, NOT yet run on a GPU: off until a run verifies it */
-        if (level == 0 && g && S.gn <= MS_CU_CAND) { /* the bucket's tokens fit: the rest over them */
-            L.cand = s.scr;
-            L.n = ms_cu_gather_bucket(s, prefix, s.scr);
-            use_l = true;
-        }
-#endif
     }
     return prefix;
 }
@@ -2326,148 +1990,15 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     ms_cu_draw_range(a, r, c, S, theta, t0, t1, bbase, target, floor_on, list); /* the list is no longer needed */
 }
 
-/* The same decisions as ms_cu_k4_cand for n <= 64 candidates, by one warp with shuffles: k4_cand pays
- * about 90 block-wide barriers, which cost ~20 us per row whatever n is. Each lane holds two entries;
- * the sort is a rank count (64 comparisons a lane). sh: 4 * 64 + 1 shared words, this warp's own. */
 #define MS_CU_WARP_N 64
-/* Round 9: the two 32-step shuffle loops below unrolled by MS_CU_K4W_UNROLL (default 4), so that their
- * shuffles overlap: 0.4-0.9 us a step at every B and shape in round 9's third call (8 and 32 measured the
- * same; every CUDA test and both sanitizers passed on it), against one step at a time (the
- * choice since round 2, for short code: at small B the instruction cache is cold; but a warm-up run of this
- * function before K4's wait, which left the code in the cache, did not make the real run faster). */
-#ifndef MS_CU_K4W_UNROLL
-#  define MS_CU_K4W_UNROLL 4
-#endif
-#define MS_CU_PRAGMA(x) _Pragma(#x)
-#define MS_CU_K4W_LOOP2(n) MS_CU_PRAGMA(unroll n)
-#define MS_CU_K4W_LOOP MS_CU_K4W_LOOP2(MS_CU_K4W_UNROLL)
-__device__ void ms_cu_k4_warp(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
-                              const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh) {
-    const unsigned FULL = 0xffffffffu;
-    const int lane = threadIdx.x & 31;
-    /* y descending, ties by id ascending: (key, ~id) descending; 0 marks no entry (every key > 0) */
-    unsigned long long e[2], o[2];
-    for (int h = 0; h < 2; h++) {
-        const int i = lane + 32 * h;
-        e[h] = i < n ? cand[i] : 0;
-        o[h] = i < n ? ((e[h] & 0xffffffff00000000ull) | (uint32_t)~(uint32_t)e[h]) : 0;
-    }
-    int rk[2] = {0, 0};
-    MS_CU_K4W_LOOP
-    for (int j = 0; j < 32; j++) {
-        const unsigned long long p0 = __shfl_sync(FULL, o[0], j), p1 = __shfl_sync(FULL, o[1], j);
-        for (int h = 0; h < 2; h++) rk[h] += (p0 > o[h]) + (p1 > o[h]);
-    }
-    unsigned long long *srt = sh, *PS = sh + 64, *Did = sh + 129, *Dq = sh + 193;
-    for (int h = 0; h < 2; h++)
-        if (lane + 32 * h < n) srt[rk[h]] = e[h];
-    __syncwarp();
-    /* sorted positions 2 lane, 2 lane + 1 */
-    const int i0 = 2 * lane, i1 = i0 + 1;
-    const bool v0 = i0 < n, v1 = i1 < n;
-    const unsigned long long s0 = v0 ? srt[i0] : 0, s1 = v1 ? srt[i1] : 0;
-    const uint32_t k0 = (uint32_t)(s0 >> 32), k1 = (uint32_t)(s1 >> 32);
-    const int32_t id0 = (int32_t)(uint32_t)s0, id1 = (int32_t)(uint32_t)s1;
-    const uint64_t q0 = v0 ? ms_cu_from_y(c, ms_cu_unkey(k0), id0).q : 0;
-    const uint64_t q1 = v1 ? ms_cu_from_y(c, ms_cu_unkey(k1), id1).q : 0;
-    ms_cu_stamp(13);
-    /* exclusive mass sums P and the start of each key's run (ties) */
-    const uint64_t pair = q0 + q1, inc = ms_cu_warp_incl_u64(pair);
-    const uint64_t P0 = inc - pair, P1 = P0 + q0, Ptot = __shfl_sync(FULL, inc, 31);
-    const uint32_t kprev = __shfl_up_sync(FULL, k1, 1);
-    const bool st0 = v0 && (lane == 0 || k0 != kprev), st1 = v1 && k1 != k0;
-    int gi = st1 ? i1 : st0 ? i0 : -1;
-    for (int off = 1; off < 32; off <<= 1) {
-        const int t = __shfl_up_sync(FULL, gi, off);
-        if (lane >= off && t > gi) gi = t;
-    }
-    int gprev = __shfl_up_sync(FULL, gi, 1);
-    if (lane == 0) gprev = -1;
-    const int G0 = st0 ? i0 : gprev, G1 = st1 ? i1 : G0;
-    if (v0) PS[i0] = P0;
-    if (v1) PS[i1] = P1;
-    if (lane == 0) PS[n] = Ptot;
-    __syncwarp();
-    const uint64_t A0 = v0 ? PS[G0] : 0, A1 = v1 ? PS[G1] : 0; /* mass strictly above */
-    /* 4. filters: each keeps a prefix [0, L) (as k4_cand's count_if) */
-    auto count_if = [&](int32_t lim, int kind, uint64_t M) -> int32_t {
-        bool c0 = i0 < lim, c1 = i1 < lim;
-        if (kind == 0) {
-            c0 = c0 && (uint64_t)G0 < M;
-            c1 = c1 && (uint64_t)G1 < M;
-        } else {
-            c0 = c0 && (ms__top_p_keeps(A0, M, f.pq) || G0 < c.sl.min_keep);
-            c1 = c1 && (ms__top_p_keeps(A1, M, f.pq) || G1 < c.sl.min_keep);
-        }
-        return __popc(__ballot_sync(FULL, c0)) + __popc(__ballot_sync(FULL, c1));
-    };
-    int32_t L = n;
-    if (f.sel) {
-        if (!c.sl.top_p_first) {
-            if (f.k > 0) L = count_if(n, 0, (uint64_t)f.k);
-            if (f.p_on) L = count_if(L, 1, f.k > 0 ? PS[L] : m0);
-        } else {
-            if (f.p_on) L = count_if(n, 1, m0);
-            if (f.k2 > 0) L = count_if(L, 0, (uint64_t)f.k2);
-        }
-    }
-    ms_cu_stamp(14);
-    /* the kept prefix in id order: rank by id, then the draw as ms_cu_draw */
-    const bool kp0 = i0 < L, kp1 = i1 < L;
-    int r0 = 0, r1 = 0;
-    MS_CU_K4W_LOOP
-    for (int j = 0; j < 32; j++) {
-        const int32_t a0 = __shfl_sync(FULL, id0, j), a1 = __shfl_sync(FULL, id1, j);
-        const bool b0 = __shfl_sync(FULL, kp0, j), b1 = __shfl_sync(FULL, kp1, j);
-        r0 += (b0 && a0 < id0) + (b1 && a1 < id0);
-        r1 += (b0 && a0 < id1) + (b1 && a1 < id1);
-    }
-    __syncwarp();
-    if (kp0) { Did[r0] = (unsigned long long)id0; Dq[r0] = q0; }
-    if (kp1) { Did[r1] = (unsigned long long)id1; Dq[r1] = q1; }
-    __syncwarp();
-    const bool w0 = i0 < L, w1 = i1 < L; /* id ranks 2 lane, 2 lane + 1 */
-    const int32_t ia = w0 ? (int32_t)Did[i0] : 0, ib = w1 ? (int32_t)Did[i1] : 0;
-    const uint64_t qa = w0 ? Dq[i0] : 0, qb = w1 ? Dq[i1] : 0;
-    const bool sa = w0 && c.floor && ms_cu_bit(c.stop, ia), sb = w1 && c.floor && ms_cu_bit(c.stop, ib);
-    uint64_t total = ms_cu_warp_incl_u64(qa + qb);
-    total = __shfl_sync(FULL, total, 31);
-    uint64_t stop_m = ms_cu_warp_incl_u64((sa ? qa : 0) + (sb ? qb : 0));
-    stop_m = __shfl_sync(FULL, stop_m, 31);
-    /* 5. the floor: stop ids lose their mass unless nothing would be left */
-    const bool floor_on = c.floor && total - stop_m > 0;
-    if (floor_on) total -= stop_m;
-    ms_cu_stamp(15);
-    if (total == 0) {
-        if (lane == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
-        return;
-    }
-    const uint64_t target = ms__draw_target(ms__draw_bits(c.sl.seed, c.sl.n, (uint32_t)a.row_k[r]), total);
-    const uint64_t ea = (floor_on && sa) ? 0 : qa, eb = (floor_on && sb) ? 0 : qb;
-    const uint64_t ie = ms_cu_warp_incl_u64(ea + eb), ex = ie - (ea + eb);
-    const bool hit_a = ex + ea > target, hit = ex + ea + eb > target;
-    const unsigned bal = __ballot_sync(FULL, hit);
-    if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit_a ? ia : ib, MS_ROW_OK);
-}
 
-/* The default since round 9's fourth call (07:24: every CUDA test and both sanitizers passed on it; full setting
- * V=151936 0.4-0.7 us faster than the sorted finish on flat rows, 1.9-2.5 us on peaked ones, B 1-64);
- * -DMS_CU_K4W_SORT builds the sorted one-warp finish (ms_cu_k4_warp) instead. */
-#if !defined(MS_CU_K4W_PAIR) && !defined(MS_CU_K4W_SORT)
-#  define MS_CU_K4W_PAIR
-#endif
-/* Round 10: K4's finish spread over the block (ms_cu_k4_fin_blk) is the default since the round's first call
- * (07:42, H200: every CUDA test, memcheck and racecheck passed on it, with -DMS_CU_K4_LISTPRE and -DMS_CU_K2_GRP
- * beside it; full setting V=151936 flat 1.0-1.6 us faster at B 1/16/64, peaked level). -DMS_CU_NO_K4_SPREAD:
- * round 9's one-warp finish. Only with the pairwise finish (not with -DMS_CU_K4W_SORT). */
-#if defined(MS_CU_K4W_PAIR) && !defined(MS_CU_K4_SPREAD) && !defined(MS_CU_NO_K4_SPREAD)
-#  define MS_CU_K4_SPREAD
-#endif
-#ifdef MS_CU_K4W_PAIR
-/* Round 9 (-DMS_CU_K4W_PAIR; on by default, above): ms_cu_k4_warp's
- * decisions without its sorts. Each candidate's count and mass of strictly greater keys come from one pass
+/* The finish for n <= MS_CU_WARP_N candidates (round 9; round 2's block-wide ms_cu_k4_cand pays ~90 barriers,
+ * ~20 us a row whatever n is). Round 2..8's one-warp finish (ms_cu_k4_warp: a rank sort of the list, then
+ * prefix sums by 64-bit shuffle scans) took the same decisions; it was removed in round 11 (git history:
+ * -DMS_CU_K4W_SORT before commit "CUDA prune"); this form was 0.4-2.5 us faster (round 9's fourth call).
+ * ms_cu_k4_warp2 makes them without sorts. Each candidate's count and mass of strictly greater keys come from one pass
  * over the list (every lane reads every entry from shared memory, a broadcast), so each filter is a test per
- * candidate, exactly the prefix ms_cu_k4_warp takes in its sorted order: top-k keeps count < k (count = the
+ * candidate, exactly the prefix the sorted finish took in its order: top-k keeps count < k (count = the
  * start of the key's run), top-p keeps top_p_keeps(mass above, M) or count < min_keep, with M the kept mass
  * of top-k's set (the default order) or m0 (the HF order, top-k k2 after it). A second pass gives each kept
  * candidate the kept mass of the smaller ids, so the drawn token is the one whose [prefix, prefix + q)
@@ -2524,7 +2055,7 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
         }
     }
     ms_cu_stamp(13);
-    /* the filters, each a test per candidate (ms_cu_k4_warp's prefixes) */
+    /* the filters, each a test per candidate (the sorted finish's prefixes) */
     bool kp[2] = {v[0], v[1]};
     if (f.sel) {
         if (!c.sl.top_p_first) {
@@ -2576,12 +2107,9 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
     const unsigned bal = __ballot_sync(FULL, hit0 || hit1);
     if (lane == __ffs(bal) - 1) ms_cu_out(a, r, hit0 ? id[0] : id[1], MS_ROW_OK);
 }
-#  define MS_CU_K4_WARP_FN ms_cu_k4_warp2
-#else
-#  define MS_CU_K4_WARP_FN ms_cu_k4_warp
-#endif
 
-/* Round 10 (-DMS_CU_K4_SPREAD): ms_cu_k4_warp2's decisions by the whole block. Round 9's stamps put ~2.5 us
+/* Round 10 (the default since its first call; round 9's one-warp finish alone was -DMS_CU_NO_K4_SPREAD before
+ * round 11's prune): ms_cu_k4_warp2's decisions by the whole block. Round 9's stamps put ~2.5 us
  * of B=1's flat step in the one-warp finish's first pass (each lane two masses' exp, then ~55 dependent
  * broadcast reads) while the block's other 15 warps waited. Here one thread a candidate computes its mass,
  * and each pass over the list is split over 8 threads a candidate (entries s, s + 8, ...; 64 x 8 = 512
@@ -2591,10 +2119,6 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
  * Philox bits (dbits) were computed before K4's PDL wait, from the slot and row_k alone. The drawn token is
  * the one kept candidate whose [P, P + q) holds the target: exactly one, as there. sh: the warp scratch of
  * ms_cu_k4_warp2 (4 * 64 + 1 words): the entries (128 words), the masses above (64), the counts (32). */
-#if defined(MS_CU_K4_SPREAD) && !defined(MS_CU_K4W_PAIR)
-#  error "-DMS_CU_K4_SPREAD spreads the pairwise finish (not built with -DMS_CU_K4W_SORT)"
-#endif
-#ifdef MS_CU_K4_SPREAD
 /* -DMS_CU_STAMPS_LIST (with -DMS_CU_STAMPS, a diagnostic): events 13-15 mark the list's steps in ms_cu_k4_lite
  * instead of the finish's (15: thread 0 has its four preloaded candidates, 13: the bins' scan done, 14: thread
  * 0's part of the list done, before the barrier that ends at event 11). */
@@ -2649,7 +2173,6 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     __syncthreads();
     ms_cu_stamp_f(13);
     if (t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
-        uint32_t k[2];
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
         bool v[2], kp[2], sp[2];
@@ -2657,14 +2180,12 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         for (int h = 0; h < 2; h++) {
             const int x = lane + 32 * h;
             v[h] = x < n;
-            k[h] = v[h] ? T[x].key : 0;
             id[h] = v[h] ? T[x].id : 0;
             q[h] = v[h] ? T[x].q : 0;
             cn[h] = v[h] ? Csh[x] : 0;
             Ab[h] = v[h] ? Ash[x] : 0;
             kp[h] = v[h];
         }
-        (void)k;
         if (f.sel) {
             if (!c.sl.top_p_first) {
                 if (f.k > 0)
@@ -2716,7 +2237,6 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         if (qi > 0 && P <= target && target - P < qi) ms_cu_out(a, r, idi, MS_ROW_OK);
     }
 }
-#endif
 
 /* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
  * was taken (ms__cuda_mode_rows). One atomic per such row. */
@@ -2724,15 +2244,14 @@ __device__ unsigned long long ms_cu_mode_rows[8];
 /* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
  * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
  * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
- * (common paths, so not counted otherwise); round 8 (MS_CU_FUSE12): fused rows seen by the lean path [1]
- * and those of them whose check failed [2] (the whole-row path). */
+ * (common paths, so not counted otherwise); [1] and [2] counted round 8's fused rows (removed in round 11). */
 __device__ int ms_cu_count_all;
 
 /* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
-template <int PF, bool S0CHK = false>
+template <int PF>
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh) {
@@ -2746,8 +2265,6 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         if (j >= PF && i < n_all) v = g[i];
         bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
                   (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
-        /* round 8's fused rows: the list is a superset of S0's part; min-p's exact test, as ms_cu_from_y */
-        if (S0CHK && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
         if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
@@ -2755,47 +2272,6 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
     }
 }
-
-/* Round 10 (-DMS_CU_K4_LISTPRE): ms_cu_k4_list when every candidate is among the preloaded ones (n_all <= PF
- * blockDim), without the shared atomic per warp and step: each warp ballots its PF steps, one barrier
- * publishes the warps' counts, and each warp places its entries after those of the warps before it. The same
- * test for each candidate, so the same set; only the order in the list differs, which nothing after it
- * depends on (ms_cu_k4_lite). Sets *n_sh to the count (read after the caller's barrier). */
-#ifdef MS_CU_K4_LISTPRE
-template <int PF>
-__device__ __forceinline__ void ms_cu_k4_list_pre(int32_t n_all, uint32_t bound, uint32_t bmax, const ms_cu_row &c,
-                                                  float lscale, const unsigned long long (&pre)[PF],
-                                                  unsigned long long *cand_sh, int32_t *n_sh) {
-    const unsigned FULL = 0xffffffffu;
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    __shared__ int32_t wcnt[32];
-    static_assert(MS_CU_T4 <= 32 * 32, "one count a lane");
-    unsigned bal[PF];
-    int32_t mine = 0;
-#pragma unroll
-    for (int u = 0; u < PF; u++) {
-        const int32_t i = u * (int32_t)blockDim.x + (int32_t)threadIdx.x;
-        const unsigned long long v = pre[u];
-        const bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
-                        (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
-        bal[u] = __ballot_sync(FULL, in);
-        mine += __popc(bal[u]);
-    }
-    if (lane == 0) wcnt[w] = mine;
-    __syncthreads();
-    const int nw = (int)(blockDim.x >> 5);
-    const int32_t wc = lane < nw ? wcnt[lane] : 0;
-    int32_t base = __reduce_add_sync(FULL, lane < w ? wc : 0);
-    const int32_t all = __reduce_add_sync(FULL, wc);
-    const unsigned lt = (1u << lane) - 1;
-#pragma unroll
-    for (int u = 0; u < PF; u++) {
-        if ((bal[u] >> lane) & 1u) cand_sh[base + __popc(bal[u] & lt)] = pre[u];
-        base += __popc(bal[u]);
-    }
-    if (threadIdx.x == 0) *n_sh = all;
-}
-#endif
 
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
@@ -2862,7 +2338,8 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
  * one barrier, goes on exactly as the block path: the trim when it would trim, one warp for <= 64, else
  * the block. Every decision is computed by the same functions from the same values as there; the list
  * may be in another order, which no later step depends on (they rank by (key, id); the block path's own
- * order depends on its atomics). On by default since round 7 (-DMS_CU_NO_K4_LEAN turns it off): run on the
+ * order depends on its atomics). On by default since round 7 (round 5's path, -DMS_CU_NO_K4_LEAN, went in round
+ * 11's prune): run on the
  * H200 (scripts/gpu_run.sh r6, f4a63fc) it passed all eight CUDA tests, memcheck and racecheck, and was
  * faster everywhere (full setting V=151936 flat B=1 26.1 -> 25.0 us, B=64 61.6 -> 57.7; peaked B=64 48.7
  * -> 42.7; K4 alone at flat B=1 18.0 -> 11.2 us under ncu). */
@@ -2894,13 +2371,10 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
-template <bool FZ>
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
-#ifdef MS_CU_K4_SPREAD
                                               , float lscale_pre, uint64_t dbits
-#endif
                                               ) {
     const int lane = threadIdx.x & 31;
     const ms_cu_rowstat *st = &a.stats[r];
@@ -2911,74 +2385,28 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
-#ifdef MS_CU_FUSE12
-    const uint32_t fz_cut = st->fz_cut, fz_over = st->fz_over;
-    const bool fz = FZ && a.fuse && !c.sl.top_p_first; /* ms_cu_fused: the lean verdict made it lite, not greedy */
-#else
-    constexpr bool fz = false;
-#endif
-    (void)fz;
     uint32_t hb[8];
-#if defined(MS_CU_FUSE12) && !defined(MS_CU_NO_LBIN)
-    const uint32_t *hrow = fz ? a.fzbin + (size_t)r * MS_CU_LBINS + 8 * lane : a.hcnt + (size_t)r * MS_CU_HB + 8 * lane; /* round 9 */
-#else
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
-#endif
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
-#ifdef MS_CU_FUSE12
-    if (fz) { /* round 8 (ms_cu_k2_fused): the check that makes the fused row's candidates exact */
-        bool ok = fz_over == 0 && cand_n <= MS_CU_CAND;
-#ifndef MS_CU_FZ_R8CHECK
-        /* round 9: every chunk that cut did so against the true max (ms_cu_k2_fused) */
-        if (ok && fz_cut != 0) ok = ~fz_cut == mk;
-#else
-        if (ok && fz_cut != 0) {
-            const float kv = ms_cu_unkey(~fz_cut);
-            ok = c.inf_row ? ms__is_pos_inf(kv) : kv - c.m >= logf(c.sl.min_p) + 0.01f;
-        }
-#endif
-        if (threadIdx.x == 0 && ms_cu_count_all) {
-            atomicAdd(&ms_cu_mode_rows[1], 1ull);
-            if (!ok) atomicAdd(&ms_cu_mode_rows[2], 1ull);
-        }
-        if (!ok) return false; /* the block path sends it to the whole-row path */
-    }
-#endif
     if (cand_n > MS_CU_CAND) return false;
     ms_cu_stamp(10);
     const int32_t n_all = (int32_t)cand_n;
     uint32_t bmax = MS_CU_LBINS - 1;
     float lscale = 0.0f;
-#ifndef MS_CU_NO_LBIN
     if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
-#ifdef MS_CU_K4_SPREAD
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
-#else
-        lscale = ms_cu_lbin_scale(c);
-#endif
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
-#endif
 #ifdef MS_CU_STAMPS_LIST
     if (pre[0] + pre[1] + pre[2] + pre[3] != 1) ms_cu_stamp_l(15); /* waits for thread 0's preloaded candidates */
     if (bmax != 1000u) ms_cu_stamp_l(13);
 #endif
     int32_t n;
     for (;;) {
-#ifdef MS_CU_FUSE12
-        if (fz)
-            ms_cu_k4_list<PF, true>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
-        else
-#endif
-#ifdef MS_CU_K4_LISTPRE
-        if (n_all <= PF * (int32_t)blockDim.x)
-            ms_cu_k4_list_pre<PF>(n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
-        else
-#endif
             ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
@@ -2986,9 +2414,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         __syncthreads();
         n = *n_sh;
         /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
-         * one m; with at least k' of them it holds their top k', which is all that follows needs. Round 9:
-         * the fused rows' counts are only a hint (ms_cu_k2_fused), so a list shorter than k' is made again
-         * from every candidate. Never taken by the other rows, whose counts are never above the true ones. */
+         * one m; with at least k' of them it holds their top k', which is all that follows needs. A list
+         * shorter than k' is made again from every candidate: a guard only (round 9 wrote it for the fused
+         * rows, removed in round 11, whose counts were a hint); the bins' counts are never above the true ones. */
         if (n >= kk || bmax == MS_CU_LBINS - 1) break;
         bmax = MS_CU_LBINS - 1;
         __syncthreads(); /* every thread has read *n_sh */
@@ -3007,12 +2435,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
-#ifdef MS_CU_K4_SPREAD
         ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits);
-#else
-        if (threadIdx.x < 32)
-            MS_CU_K4_WARP_FN(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND);
-#endif
         ms_cu_stamp(12);
         return true;
     }
@@ -3029,13 +2452,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
 #  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
 #endif
-template <bool FZ>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
     const int32_t r = blockIdx.x;
     ms_cu_stamp(8);
-#ifndef MS_CU_NO_K4_LEAN /* round 6's lean path, the default since round 7 (-DMS_CU_NO_K4_LEAN: round 5's path) */
     {
         __shared__ int32_t lite_n;
         ms_cu_row lc = {};
@@ -3043,21 +2464,14 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         int32_t lkk = 0;
         if (ms_cu_k4_lean(a, r, lc, lf, lkk)) { /* the same verdict in every thread */
             if (threadIdx.x == 0) lite_n = 0;
-#ifdef MS_CU_K4_SPREAD /* round 10: what depends only on the slot and row_k (inputs), before the wait */
             const float lsc = ms_cu_lbin_scale(lc);
             const uint64_t dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
-#endif
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
-#ifdef MS_CU_K4_SPREAD
-            if (ms_cu_k4_lite<FZ>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits)) return;
-#else
-            if (ms_cu_k4_lite<FZ>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n)) return;
-#endif
+            if (ms_cu_k4_lite(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits)) return;
         }
     }
-#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) {
         if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
@@ -3086,10 +2500,6 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     const int32_t kk = f.k > 0 ? f.k : f.k2;
     if (ms_cu_lite_k(c, f) > 0) /* K2 gathered each chunk's top-k of S0; too many: the exact slow path */
         mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
-#ifdef MS_CU_FUSE12
-    /* round 8: a fused row the lean path did not serve (its check failed, or no lean path): the whole row */
-    if (FZ && ms_cu_fused(a, c, f)) mode = MS_CU_MODE_FULL;
-#endif
     if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
     if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
         atomicAdd(&ms_cu_mode_rows[mode], 1ull);
@@ -3125,15 +2535,6 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * compiled only without it. */
             uint32_t bmax = MS_CU_LBINS - 1;
             float lscale = 0.0f;
-#if defined(MS_CU_NO_K4_LEAN) && !defined(MS_CU_NO_LBIN)
-            if (ms_cu_lite_k(c, f) > 0 && !c.inf_row && n_all > kk) {
-                lscale = ms_cu_lbin_scale(c);
-                uint32_t hb[8];
-#pragma unroll
-                for (int j = 0; j < 8; j++) hb[j] = a.hcnt[(size_t)r * MS_CU_HB + 8 * (threadIdx.x & 31) + j];
-                bmax = ms_cu_lbin_bmax(hb, kk);
-            }
-#endif
             ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
             __syncthreads();
             /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
@@ -3150,7 +2551,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
-                if (threadIdx.x < 32) MS_CU_K4_WARP_FN(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
+                if (threadIdx.x < 32) ms_cu_k4_warp2(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
                 return;
             }
         }
@@ -3165,11 +2566,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     s.n = 0;
     s.scr = ms_cu_cand_sh; /* the candidates' space, unused on this path */
     /* K2's histogram of S0 is there for rows it classed FULL itself (not lite rows sent here by K4) */
-#ifndef MS_CU_K4_NO_GHIST /* every descent from the top, to compare (scripts/gpu_run.sh r3) */
     const bool ghist = st->mode == MS_CU_MODE_FULL && ms_cu_lite_k(c, f) == 0;
-#else
-    const bool ghist = false;
-#endif
     s.gc = ghist ? a.hcnt + (size_t)r * MS_CU_HB : NULL;
     s.gm = ghist ? a.hmass + (size_t)r * MS_CU_HB : NULL;
     uint32_t lb = 0;
@@ -3185,12 +2582,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             }
         }
     }
-#ifndef MS_CU_K4_OLD_DRAW /* round 2's per-thread pieces, to compare (scripts/gpu_run.sh r3) */
     if ((size_t)((c.V + 31) >> 5) * 2 <= (size_t)MS_CU_K4_DYN / 8) { /* the steps' masses fit the scratch */
         ms_cu_draw_row(a, r, c, S, lb, ms_cu_cand_sh);
         return;
     }
-#endif
     ms_cu_draw(a, r, c, S, c.V, [&](int32_t i, int32_t *id, bool *stop) -> uint64_t {
         ms_cu_elem e = ms_cu_elem_at(c, i);
         *id = i;
@@ -3281,7 +2676,6 @@ static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
 static size_t ms_cu_ws_size(int32_t n) {
     size_t s = 0;
     s += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
-    s += ms_cu_align((size_t)n * MS_CU_LBINS * sizeof(uint32_t)); /* round 9: fzbin, right after the stats */
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     s += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
@@ -3347,10 +2741,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
-    e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
-#ifdef MS_CU_FUSE12
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
-#endif
+    e = cudaFuncSetAttribute(ms_cu_k4, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
 }
@@ -3468,13 +2859,6 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
     return MS_OK;
 }
 
-/* Round 8: the smallest chunk whose lite rows take the fused path (MS_CU_FUSE12); tests and the benchmark
- * may change it (ms__cuda_fuse_minchunk) to reach small chunks. Read at launch, on the host. */
-#ifdef MS_CU_FUSE12
-static int32_t ms_cu_fuse_min = MS_CU_FUSE_MINCHUNK;
-static int ms_cu_fuse_stale; /* round 9, tests only (ms__cuda_fuse_stale): a.fuse = 2 */
-#endif
-
 /* Enqueues the whole pipeline (a memset and four kernels). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
@@ -3502,13 +2886,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     const int32_t least = (int32_t)((V + 32767) / 32768);
     if (a.G < least) a.G = least;
     if (a.G < 1) a.G = 1;
-#ifdef MS_CU_FUSE12
-    { /* round 8: K1's pass fused into K2 for lite rows of the default order, only where chunks are large
-       * (at small B a chunk's own max lies well below the row's and its superset grows; ms_cu_k2_fused) */
-        const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
-        a.fuse = chunk >= ms_cu_fuse_min ? (ms_cu_fuse_stale ? 2 : 1) : 0;
-    }
-#endif
     a.apply_penalty = apply_penalty;
     a.apply_filters = apply_filters;
     a.seen = st->d_seen;
@@ -3522,28 +2899,18 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     char *p = (char *)ws;
     a.stats = (ms_cu_rowstat *)p;
     p += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
-    a.fzbin = (uint32_t *)p;
-    p += ms_cu_align((size_t)n * MS_CU_LBINS * sizeof(uint32_t));
     a.hcnt = (uint32_t *)p;
     p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     a.hmass = (unsigned long long *)p;
     p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     a.cand = (unsigned long long *)p;
-    /* one memset node: the stats, and for a step that may fuse rows also fzbin, which follows them */
-    const size_t zero = a.fuse ? (size_t)((char *)a.fzbin - (char *)a.stats) + (size_t)n * MS_CU_LBINS * sizeof(uint32_t)
-                               : (size_t)n * sizeof(ms_cu_rowstat);
-    cudaError_t e = cudaMemsetAsync(a.stats, 0, zero, st->stream);
+    /* one memset node: the stats (K1 of this step reads them zeroed) */
+    cudaError_t e = cudaMemsetAsync(a.stats, 0, (size_t)n * sizeof(ms_cu_rowstat), st->stream);
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
-#ifdef MS_CU_FUSE12
-    void (*k1)(ms_cu_args) = a.fuse ? ms_cu_k1<true> : ms_cu_k1<false>;
-    void (*k2)(ms_cu_args) = a.fuse ? ms_cu_k2<true> : ms_cu_k2<false>;
-    void (*k4)(ms_cu_args) = a.fuse ? ms_cu_k4<true> : ms_cu_k4<false>;
-#else /* only the instantiations without the fused path exist */
-    void (*k1)(ms_cu_args) = ms_cu_k1<false>;
-    void (*k2)(ms_cu_args) = ms_cu_k2<false>;
-    void (*k4)(ms_cu_args) = ms_cu_k4<false>;
-#endif
+    void (*k1)(ms_cu_args) = ms_cu_k1;
+    void (*k2)(ms_cu_args) = ms_cu_k2;
+    void (*k4)(ms_cu_args) = ms_cu_k4;
     k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
         cudaLaunchAttribute at[1];
@@ -3653,34 +3020,6 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long 
     return 1;
 #else
     (void)op, (void)lo, (void)hi;
-    return 0;
-#endif
-}
-extern "C" int ms__cuda_fuse12(void) {
-#ifdef MS_CU_FUSE12
-    return ms_cu_fuse_min;
-#else
-    return 0;
-#endif
-}
-extern "C" void ms__cuda_fuse_minchunk(int32_t tokens) {
-#ifdef MS_CU_FUSE12
-    ms_cu_fuse_min = tokens > 0 ? tokens : MS_CU_FUSE_MINCHUNK;
-#else
-    (void)tokens;
-#endif
-}
-extern "C" void ms__cuda_fuse_stale(int on) {
-#ifdef MS_CU_FUSE12
-    ms_cu_fuse_stale = on != 0;
-#else
-    (void)on;
-#endif
-}
-extern "C" int ms__cuda_k4_lean(void) {
-#ifndef MS_CU_NO_K4_LEAN
-    return 1;
-#else
     return 0;
 #endif
 }

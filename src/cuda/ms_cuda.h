@@ -41,21 +41,6 @@ int ms__cuda_pull_slot(ms_resource *res, int32_t slot);
  * block;
  * waits for the device. 0 or MS_ECUDA. */
 int ms__cuda_mode_rows(uint64_t out[8]);
-/* Tests only: 1 when K4's lean path for lite rows (round 6) is built in: the default since round 7,
- * 0 with -DMS_CU_NO_K4_LEAN. */
-int ms__cuda_k4_lean(void);
-/* Tests only: round 8's fused path (K1's pass fused into K2 for lite rows of the default order): the
- * smallest chunk (tokens) whose rows take it when built with -DMS_CU_FUSE12, 0 when not built in.
- * ms__cuda_mode_rows then also counts [1] fused rows seen by K4's lean path and [2] those whose check
- * failed (the whole-row path). */
-int ms__cuda_fuse12(void);
-/* Tests and benchmarks only (not thread-safe: set it between launches): the smallest chunk whose rows take
- * the fused path (default MS_CU_FUSE_MINCHUNK, 8192 tokens; <= 0 restores it). No effect without the path. */
-void ms__cuda_fuse_minchunk(int32_t tokens);
-/* Tests only (round 9; not thread-safe, as above): when on, each fused K2 block uses its own chunk's max as
- * the bound (as if no other block of the row had published yet), so that K4's check fails wherever a chunk
- * below the row max cuts: the whole-row fallback is reached on purpose. Tokens stay exact either way. */
-void ms__cuda_fuse_stale(int on);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */

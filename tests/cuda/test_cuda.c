@@ -275,9 +275,8 @@ static ms_req_config gen_cfg_band(ms_trng *g) {
     return c;
 }
 
-/* Rows for round 8's fused path (MS_CU_FUSE12 in ms_cuda.cu: K1's pass fused into K2 for lite rows of the
- * default order; each chunk lists a superset of its min-p survivors against a lower bound of the max, K4
- * checks the smallest chunk cut against the true max and else takes the whole-row path). The row knows its
+/* Rows at min-p's edges (written in round 8 for the fused path, removed in round 11; they now test the lite
+ * path's min-p pre-filters, candidate bins and K4's exact test at the same edges). The row knows its
  * request's T and min-p (cfg), so that tokens can sit at min-p's boundary: flat rows at three scales; a
  * coarse grid (ties at the cuts); the max in the last chunk (the last tokens high: the other chunks' lower
  * bound may be stale); scattered tokens within +-0.02 of the boundary (listed by the superset, some outside
@@ -316,8 +315,8 @@ static void gen_row_fused(ms_trng *g, float *x, int32_t width, int32_t V, const 
     }
 }
 
-/* Mostly fused rows (min-p and a top-k <= 64 in the default order), mixed with rows the old kernels serve
- * in the same batch: the HF order, a top-k over 2048 or none, greedy, a window penalty. */
+/* Mostly lite rows (min-p and a top-k <= 64 in the default order), mixed with rows of the other paths in
+ * the same batch: the HF order, a top-k over 2048 or none, greedy, a window penalty. */
 static ms_req_config gen_cfg_fused(ms_trng *g) {
     static const float temps[] = {0.7f, 1.0f, 2.0f}, minps[] = {1e-4f, 0.05f, 0.5f, 1.0f};
     static const int32_t ks[] = {1, 2, 50, 64};
@@ -348,7 +347,7 @@ typedef struct idcase {
     bool topp;       /* gen_cfg_topp / gen_row_topp */
     bool band;       /* gen_cfg_band / gen_row_band */
     bool bins;       /* gen_cfg_bins / gen_row_bins */
-    bool fused;      /* gen_cfg_fused / gen_row_fused (round 8) */
+    bool fused;      /* gen_cfg_fused / gen_row_fused: rows at min-p's edges */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -725,119 +724,45 @@ TEST(cuda_identity_lite_bins) {
            (unsigned long long)cut, (unsigned long long)crowded, (unsigned long long)lean, (unsigned long long)trimmed);
     CHECK_MSG(cut > 0, "no lite row took the bin cut");
     CHECK_MSG(crowded > 0, "no lite row had crowded bins (the trim after the cut)");
-    /* round 6 (ms_cu_k4_lite, built unless -DMS_CU_NO_K4_LEAN): rows must take K4's lean path, and some
-     * of them its trim; without it no row may */
-    if (ms__cuda_k4_lean()) {
-        CHECK_MSG(lean > 0, "no lite row took K4's lean path");
-        CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
-    } else {
-        CHECK_MSG(lean == 0 && trimmed == 0, "rows counted on K4's lean path in a build without it");
-    }
+    /* round 6 (ms_cu_k4_lite, the default since round 7): rows must take K4's lean path, and some of them
+     * its trim */
+    CHECK_MSG(lean > 0, "no lite row took K4's lean path");
+    CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
 }
 
-/* Round 8's fused path (ms_cu_k2_fused, built with -DMS_CU_FUSE12; a.fuse only where chunks have at least
- * MS_CU_FUSE_MINCHUNK tokens): fp32 x V {151936, 262144} x B {32, 64, 99} and bf16 at V 151936 B 64, three
- * steps, rows of gen_row_fused mixed with rows the old kernels serve. Tokens, statuses and one ms_explain a
- * step equal to the reference; with the path built in, K4's counters must show fused rows, rows whose check
- * failed (the whole-row path) and rows whose check passed; without it, none. Then the same with every lite
- * row of the default order fused (small chunks). Quick (compute-sanitizer): fp32, V 151936, B 32, one step;
- * V 32000, B 1 with every row fused. */
-TEST(cuda_identity_fused) {
-    need_device("cuda_identity_fused");
+/* Rows at min-p's edges (gen_row_fused, mixed with rows of the other paths): fp32 x V {151936, 262144} x
+ * B {32, 64, 99} and bf16 at V 151936 B 64, three steps; then small chunks' sizes, fp32 x V {4099, 32000,
+ * 151936} x B {1, 7}, two steps. Tokens, statuses and one ms_explain a step equal to the reference, and
+ * some rows must reach K4's lean path. Quick (compute-sanitizer): fp32, V 151936, B 32, one step; V 32000,
+ * B 1. (Round 8-10 ran these rows through the fused path, -DMS_CU_FUSE12, removed in round 11.) */
+TEST(cuda_identity_minp_edges) {
+    need_device("cuda_identity_minp_edges");
     static const int32_t Vs[] = {151936, 262144}, Bs[] = {32, 64, 99};
+    static const int32_t Vs2[] = {4099, 32000, 151936}, Bs2[] = {1, 7};
     uint64_t before[8], after[8];
     REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
-    ms__cuda_fuse_minchunk(0); /* the default threshold */
-    idcase cases[8];
+    idcase cases[14];
     int n = 0;
-    for (int k = 0; k < 7; k++) {
-        const int32_t V = k < 6 ? Vs[k / 3] : 151936, B = k < 6 ? Bs[k % 3] : 64;
-        if (quick() && k > 0) continue;
+    for (int k = 0; k < 13; k++) {
+        const bool small = k >= 7;
+        const int32_t V = small ? Vs2[(k - 7) / 2] : k < 6 ? Vs[k / 3] : 151936;
+        const int32_t B = small ? Bs2[(k - 7) % 2] : k < 6 ? Bs[k % 3] : 64;
+        if (quick() && k != 0 && k != 9) continue;
         memset(&cases[n], 0, sizeof cases[n]);
         cases[n].V = V;
         cases[n].B = B;
-        cases[n].dtype = k < 6 ? MS_DTYPE_F32 : MS_DTYPE_BF16;
-        cases[n].steps = quick() ? 1 : 3;
+        cases[n].dtype = k == 6 ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+        cases[n].steps = quick() ? 1 : small ? 2 : 3;
         cases[n].spec_vocab = true;
         cases[n].fused = true;
-        cases[n].seed = 0xf05e0000u + (uint64_t)n;
+        cases[n].seed = (small ? 0xf05e1000u : 0xf05e0000u) + (uint64_t)n;
         n++;
     }
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
-    uint64_t fused = after[1] - before[1], failed = after[2] - before[2];
-    printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
-           ms__cuda_fuse12(), (unsigned long long)fused, (unsigned long long)failed);
-    /* Small chunks too (the threshold lowered to 1 token: every lite row of the default order is fused),
-     * where a chunk's own max lies far below the row's: fp32 x V {4099, 32000, 151936} x B {1, 7}, two
-     * steps (quick: V 32000, B 1). */
-    ms__cuda_fuse_minchunk(1);
-    const int fuse_small = ms__cuda_fuse12();
-    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
-    static const int32_t Vs2[] = {4099, 32000, 151936}, Bs2[] = {1, 7};
-    n = 0;
-    for (int v = 0; v < 3; v++)
-        for (int b = 0; b < 2; b++) {
-            if (quick() && (v != 1 || b != 0)) continue;
-            memset(&cases[n], 0, sizeof cases[n]);
-            cases[n].V = Vs2[v];
-            cases[n].B = Bs2[b];
-            cases[n].dtype = MS_DTYPE_F32;
-            cases[n].steps = quick() ? 1 : 2;
-            cases[n].spec_vocab = true;
-            cases[n].fused = true;
-            cases[n].seed = 0xf05e1000u + (uint64_t)n;
-            n++;
-        }
-    run_cases(cases, n);
-    ms__cuda_fuse_minchunk(0);
-    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
-    const uint64_t fused2 = after[1] - before[1], failed2 = after[2] - before[2];
-    printf("  fused path (min chunk %d): rows seen by K4 %llu, of which the check failed (whole-row path) %llu\n",
-           fuse_small, (unsigned long long)fused2, (unsigned long long)failed2);
-    /* Round 9: K4 accepts a fused row when every chunk that cut used the true max as its bound, which in a
-     * real step depends on when the row's blocks publish their maxima. With ms__cuda_fuse_stale each block
-     * uses its own chunk's max instead (as if it ran first), so rows whose lower chunks cut fail the check
-     * and take the whole-row path while the others pass: both branches, whatever the timing. fp32 x V
-     * 151936 x B {32, 64} at the default threshold, and V 32000 B 7 with every row fused, two steps (quick:
-     * V 151936 B 32, one step). */
-    ms__cuda_fuse_stale(1);
-    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
-    n = 0;
-    for (int k = 0; k < 3; k++) {
-        if (quick() && k > 0) continue;
-        memset(&cases[n], 0, sizeof cases[n]);
-        cases[n].V = k < 2 ? 151936 : 32000;
-        cases[n].B = k == 0 ? 32 : k == 1 ? 64 : 7;
-        cases[n].dtype = MS_DTYPE_F32;
-        cases[n].steps = quick() ? 1 : 2;
-        cases[n].spec_vocab = true;
-        cases[n].fused = true;
-        cases[n].seed = 0xf05e2000u + (uint64_t)n;
-        n++;
-    }
-    run_cases(cases, quick() ? 1 : 2); /* the large chunks at the default threshold, then the small ones */
-    if (!quick()) {
-        ms__cuda_fuse_minchunk(1);
-        run_cases(cases + 2, 1);
-        ms__cuda_fuse_minchunk(0);
-    }
-    ms__cuda_fuse_stale(0);
-    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
-    const uint64_t fused3 = after[1] - before[1], failed3 = after[2] - before[2];
-    printf("  fused path, each block's own max as its bound: rows seen by K4 %llu, of which the check failed %llu\n",
-           (unsigned long long)fused3, (unsigned long long)failed3);
-    if (quick()) {
-        /* a handful of rows for the sanitizers, one step: which paths they take is left to chance */
-    } else if (ms__cuda_fuse12() > 0) {
-        CHECK_MSG(fused > 0 && fused2 > 0, "no row took the fused path (large or small chunks)");
-        CHECK_MSG(fused > failed && fused2 > failed2, "no fused row passed the check (large or small chunks)");
-        CHECK_MSG(failed3 > 0, "no fused row failed the check (the whole-row fallback untested)");
-        CHECK_MSG(fused3 > failed3, "no fused row passed the check with stale bounds");
-    } else {
-        CHECK_MSG(fused + fused2 + fused3 == 0 && failed + failed2 + failed3 == 0,
-                  "rows counted on the fused path in a build without it");
-    }
+    const uint64_t lean = after[7] - before[7];
+    printf("  min-p edge rows: served by K4's lean path %llu\n", (unsigned long long)lean);
+    CHECK_MSG(lean > 0, "no min-p edge row took K4's lean path");
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
