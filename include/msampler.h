@@ -144,7 +144,8 @@ typedef struct ms_spec {
 
 MS_API ms_spec ms_spec_default(void);
 
-/** Checks a spec on its own. Returns 0 or MS_ESPEC with a message in msg (may be NULL). */
+/** Checks a spec on its own. Returns 0 or MS_ESPEC with a message in msg (may be NULL); MS_EINVAL for a
+ *  NULL spec, or a NULL nodes / nodes[i] / min_tokens_stop_ids where their count says they exist. */
 MS_API int ms_spec_check(const ms_spec *spec, char *msg, size_t msg_size);
 
 /** One request's settings. Defaults exactly as the seed: see ms_req_config_default(). */
@@ -167,7 +168,7 @@ MS_API ms_req_config ms_req_config_default(void);
 
 /**
  * Validates cfg against the absolute rules and, when spec is not NULL, against its capabilities.
- * Returns 0, MS_ECONFIG or MS_ECAPABILITY; msg receives a one-line message that names the field,
+ * Returns 0, MS_ECONFIG or MS_ECAPABILITY (MS_EINVAL for a NULL cfg); msg receives a one-line message that names the field,
  * its value and the rule (or the capability and its value), truncated to msg_size.
  */
 MS_API int ms_req_config_validate(const ms_req_config *cfg, const ms_spec *spec, char *msg,
@@ -230,7 +231,11 @@ typedef struct ms_resource_params {
     int32_t max_rows;   /* rows per sample call at most (default 4 * capacity) */
     int32_t max_vocab;  /* when spec.vocab_size is 0: the widest row accepted (default 262144) */
     ms_backend backend; /* default MS_BACKEND_CPU */
-    int32_t n_threads;  /* CPU worker threads; 0 = all cores (default 0) */
+    int32_t n_threads;  /* CPU worker threads; 0 = every online core, sysconf(_SC_NPROCESSORS_ONLN), which
+                         * ignores taskset and cgroup limits: set it under those (default 0). The CPU
+                         * backend picks its SIMD level at run time (avx512, avx2, or generic C; the
+                         * same tokens at every level); MSAMPLER_CPU_LEVEL=avx2|w16|generic in the
+                         * environment forces a lower one, for comparisons. */
     int32_t device;     /* CUDA device ordinal (default 0) */
 } ms_resource_params;
 
@@ -239,7 +244,7 @@ MS_API ms_resource_params ms_resource_params_default(void);
 typedef struct ms_resource ms_resource;
 
 /** Largest vocabulary (or row width when vocab_size is 0) a resource accepts: masses must fit
- *  2^40 * V < 2^63. */
+ *  2^40 * V <= 2^63, so that a row's total mass fits an unsigned 64-bit sum. */
 #define MS_MAX_VOCAB (1 << 23)
 
 /**
@@ -328,7 +333,6 @@ MS_API void ms_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
 /* ---------------------------------------------------------------------------------------------
  * CUDA (experimental; present in every build, MS_EBACKEND where CUDA was not built or no device)
  * ------------------------------------------------------------------------------------------- */
-/* @@CUDA-API@@ : the CUDA backend's declarations go here. */
 /*
  * A resource built with params.backend = MS_BACKEND_CUDA keeps every request's state on the device
  * (params.device). On it:

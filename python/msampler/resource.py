@@ -315,7 +315,7 @@ class SamplerResource:
 
         logits: [rows, width >= vocab_size] float32, float16 or bfloat16, a numpy array or a torch
         CPU tensor (or any buffer / DLPack host array), read in place. Returns int32 tokens in the
-        same library (-1 for a row with no finite logit; see ``last_row_status``). Reads the
+        same library (-1 for a row with no finite or +inf logit; see ``last_row_status``). Reads the
         requests' state and changes none: sampling again draws the same tokens. ``step`` overrides
         the apply_penalty / apply_filters that the last plan(step) remembered.
         """
@@ -362,7 +362,7 @@ class SamplerResource:
 
     @property
     def last_row_status(self) -> Optional[np.ndarray]:
-        """Per-row status of the last sample (0 ok, 1 empty: no finite logit, token -1)."""
+        """Per-row status of the last sample (0 ok, 1 empty: no finite or +inf logit, token -1)."""
         return self._last_status
 
     def commit(self, step: Optional[SamplerStep] = None) -> int:
