@@ -37,8 +37,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 nvcc --version | tail -1 | tee -a "$OUT/machine.txt"
 
 # The quick sets compute-sanitizer runs (MS_CUDA_TEST_QUICK=1, one host thread)
-SANSET="cuda_bad_inputs cuda_identity_minp_edges cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band cuda_identity_top_p_alone"
-RACESET="cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_minp_edges cuda_identity_band"
+SANSET="cuda_bad_inputs cuda_identity_minp_edges cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band cuda_identity_band_edges cuda_identity_top_p_alone"
+RACESET="cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_minp_edges cuda_identity_band cuda_identity_band_edges"
 
 run_tests() { # binary, then test names in order (default: all of the binary's tests)
   local tb=$1; shift
@@ -74,8 +74,8 @@ ncu_times() { # binary, batch, setting, shape: each kernel's time in steady grap
 # stamps:S san:N"): tests:V (every test of V's runner, or AB_TESTS), san:V (memcheck and racecheck on the
 # quick sets), ab (V=151936, settings AB_SETTINGS (full), B in AB_B (1,16,64), both shapes, for each variant of
 # AB_VARIANTS (D N), AB_N (3) times alternating; the first run of each checks its tokens against the CPU
-# reference), stamps:V (V's timeline, built with -DMS_CU_STAMPS: full setting at B in STAMPS_B, both
-# shapes), ncu (kernel times of AB_NCU "variant:B", flat, full setting).
+# reference; round 11: AB_V, default 151936, the vocabularies, AB_SHAPE, default both, the shapes), stamps:V (V's timeline, built with -DMS_CU_STAMPS: full setting at B in STAMPS_B, both
+# shapes), ncu (kernel times of AB_NCU "variant:B", flat, setting AB_NCU_SETTING, default full).
 case "$what" in r9) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r9bin}}; what=ab ;; r10) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r10bin}}; what=ab ;; esac
 if [ "$what" = ab ]; then
   AB_BIN=${AB_BIN:-.devcarry/abbin}
@@ -104,9 +104,9 @@ if [ "$what" = ab ]; then
             for st in $(echo ${AB_SETTINGS:-full} | tr ',' ' '); do
               [ $(left) -gt 25 ] || break
               [ -x build-gpu$v/ms_bench_cuda ] || continue
-              log "bench $st, V=151936, $v ($(desc $v))" | tee -a "$OUT/bench.txt"
-              timeout 40 build-gpu$v/ms_bench_cuda --setting $st --vocab 151936 --batch ${AB_B:-1,16,64} \
-                --reps 3 $([ $i = 1 ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+              log "bench $st, V=${AB_V:-151936}, $v ($(desc $v))" | tee -a "$OUT/bench.txt"
+              timeout 40 build-gpu$v/ms_bench_cuda --setting $st --vocab ${AB_V:-151936} --batch ${AB_B:-1,16,64} \
+                --shape ${AB_SHAPE:-both} --reps 3 $([ $i = 1 ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
             done
           done
         done ;;
@@ -120,9 +120,9 @@ if [ "$what" = ab ]; then
       ncu)
         for vb in ${AB_NCU:-D:1 D:64 N:1 N:64}; do
           v=${vb%%:*}; b=${vb##*:}
-          log "ncu full flat B=$b $v" | tee -a "$OUT/ncu.txt"
+          log "ncu ${AB_NCU_SETTING:-full} flat B=$b $v" | tee -a "$OUT/ncu.txt"
           [ $(left) -gt 45 ] || { echo "   no time left" | tee -a "$OUT/ncu.txt"; continue; }
-          ncu_times build-gpu$v/ms_bench_cuda $b full flat
+          ncu_times build-gpu$v/ms_bench_cuda $b ${AB_NCU_SETTING:-full} flat
         done ;;
     esac
   done

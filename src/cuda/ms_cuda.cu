@@ -604,6 +604,9 @@ struct ms_cu_args {
     uint32_t *hcnt;                 /* rows * MS_CU_HB */
     unsigned long long *hmass;      /* rows * MS_CU_HB */
     unsigned long long *cand;       /* rows * MS_CU_CAND */
+    unsigned long long *pb;         /* round 11 (on; -DMS_CU_NO_PB off): rows * G * MS_CU_HB, each K2 block's
+                                     * bucket masses of its chunk; NULL when off for this step (ms_cu_launch) */
+    int32_t drawv;                  /* round 11 (on; -DMS_CU_NO_DRAWV off): K4's BAND walk with 16-byte loads this step */
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -1001,12 +1004,16 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
     uint32_t *gc = a.hcnt + (size_t)r * MS_CU_HB;
     unsigned long long *gm = a.hmass + (size_t)r * MS_CU_HB;
+    /* Round 11: this block's bucket masses also by themselves (plain coalesced stores), so that K3 takes the
+     * chunk's mass above the bound from them instead of an exp per token (ms_cu_k3_pb) */
+    unsigned long long *pb = a.pb ? a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_HB : NULL;
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         if (scnt[i]) atomicAdd(&gc[i], scnt[i]);
         const unsigned long long m =
             split ? (unsigned long long)slo[i] + ((unsigned long long)smid[i] << 16) + ((unsigned long long)shi[i] << 32)
                   : smass[i];
         if (m) atomicAdd(&gm[i], m);
+        if (pb) pb[i] = m;
     }
     /* The last block of the row sees every block's histogram (threadfence-reduction pattern). */
     __threadfence();
@@ -1105,6 +1112,58 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 
 /* ---- K3: gather the candidates ------------------------------------------------------------- */
 
+/* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
+ * was taken (ms__cuda_mode_rows). One atomic per such row. */
+__device__ unsigned long long ms_cu_mode_rows[8];
+/* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
+ * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
+ * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
+ * (common paths, so not counted otherwise); round 11: [1] BAND chunks K3 served from K2's per-block masses
+ * (ms_cu_k3_pb), [2] BAND draws whose chunk walk took 16-byte loads (ms_cu_draw_range). ([1] and [2] counted
+ * round 8's fused rows, removed in round 11.) Defined before K3, which counts [1]. */
+__device__ int ms_cu_count_all;
+
+/* Round 11 (on by default; -DMS_CU_NO_PB: off): K3 for a BAND row without the floor, when K2 left its
+ * per-block bucket masses. The chunk's mass of S0 above the bound's bucket is the sum of this block's K2 masses of the buckets above it
+ * (the same tokens, the same integer masses: K2 summed exactly the S0 tokens of each bucket), so no token
+ * needs its exp here, and only the bucket's own tokens are listed. Two pre-filters on x, before the
+ * division, with margins far above the roundings involved (fl(x / T) is monotone in x; |y| >= 1e-30 and T
+ * >= 1e-5 keep y T normal): below xlo = ylo T less 1e-5 relative, fl(x / T) < ylo, the bucket's lowest
+ * value; at or above xhi = yhi T plus 1e-5 relative, fl(x / T) >= yhi, the next bucket's lowest value. A
+ * token between them is decided on its key. Round 4's loop (below) did an exp for every token above the
+ * bucket (~44% of a flat row), one lane at a time within a warp. */
+__device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+                            uint32_t bound, int32_t t0, int32_t t1, float xlo, unsigned long long *sh) {
+    const unsigned long long *pb = a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_HB;
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+    uint64_t up = 0;
+    for (uint32_t b = bound + 1 + threadIdx.x; b < (uint32_t)MS_CU_HB; b += blockDim.x) up += __ldcg(&pb[b]);
+    float xhi = INFINITY;
+    if (!c.inf_row && bound + 1 < (uint32_t)MS_CU_HB) {
+        const float yhi = ms_cu_unkey((bound + 1) << (32 - MS_CU_HBITS));
+        if (isfinite(yhi) && fabsf(yhi) >= 1e-30f) {
+            float v = yhi * c.sl.temperature;
+            v = v + fabsf(v) * 1e-5f;
+            if (isfinite(v)) xhi = v;
+        }
+    }
+    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+        if (x < xlo || x >= xhi) return;
+        const float y = x / c.sl.temperature;
+        if ((ms_cu_key(y) >> (32 - MS_CU_HBITS)) != bound) return;
+        const ms_cu_elem e = ms_cu_from_y_pre(c, y, t);
+        if (!e.s0) return;
+        const uint32_t i = atomicAdd(&st->cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+    up = ms_cu_block_sum(up, sh);
+    if (threadIdx.x == 0) { /* this chunk's pair (no floor on this path: the stop ids' part is unused) */
+        a.hmass[(size_t)r * MS_CU_HB + 2 * g] = up;
+        a.hmass[(size_t)r * MS_CU_HB + 2 * g + 1] = 0;
+        if (ms_cu_count_all) atomicAdd(&ms_cu_mode_rows[1], 1ull);
+    }
+}
+
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long sh[33];
@@ -1157,6 +1216,12 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
         }
     }
     const float xskip = xlo > c.xcut ? xlo : c.xcut;
+#ifndef MS_CU_NO_PB
+    if (a.pb && !c.floor) { /* round 11: the masses above from K2's per-block masses, no exp */
+        ms_cu_k3_pb(a, r, g, c, st, bound, t0, t1, xskip, sh);
+        return;
+    }
+#endif
     /* (Tried in round 4: one atomic per group of converged lanes, by ballot, for the bucket's ~1300
      * tokens: K3 50 -> 72 us at B=64, top-p alone; and K2 lite's per-warp queue for the tokens at or above
      * the bucket, so that no warp runs exp for a few lanes: 50 -> 49 us, whole step 175 -> 177 us. The
@@ -1770,9 +1835,123 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
  * a token is kept when it is in S0 with key >= lb (and, floor_on, not a stop id). As ms_cu_draw_row:
  * warps take coalesced steps of 32 tokens, each step's mass goes to scr, a block scan finds the step
  * holding the target, one warp re-reads it. Writes the row's outputs. */
+#ifndef MS_CU_NO_DRAWV
+/* Round 11 (on by default; -DMS_CU_NO_DRAWV: off): ms_cu_draw_range with 16-byte loads (8 for fp16 / bf16),
+ * for a chunk whose start is aligned. A step is 128 tokens, lane l holding tokens 4l .. 4l + 3 of it, four steps in flight a warp (64
+ * bytes a thread, against round 4's four 4-byte loads: at B=64 the one block walking a 19k-token chunk was
+ * waiting on its loads, ncu's top line). The walk finds the same token: the steps' masses are exact integer
+ * sums, lanes hold their tokens in id order, and in the step holding the target the lane whose tokens
+ * straddle it takes the first of them whose running sum exceeds it. */
+__device__ void ms_cu_draw_range_v(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S, uint32_t lb,
+                                   int32_t t0, int32_t t1, uint64_t base0, uint64_t target, bool floor_on,
+                                   unsigned long long *scr) {
+    const unsigned FULLM = 0xffffffffu;
+    const int32_t ns = (t1 - t0 + 127) >> 7;
+    const int32_t nw = (int32_t)(blockDim.x >> 5), wid = (int32_t)(threadIdx.x >> 5), lane = (int32_t)(threadIdx.x & 31);
+    auto q_of = [&](int32_t t, float raw) -> uint64_t {
+        const float y = ms_cu_pen(c, raw, t) / c.sl.temperature;
+        if (ms_cu_key(y) < lb) return 0;
+        const ms_cu_elem e = ms_cu_from_y(c, y, t);
+        if (!e.s0 || (floor_on && ms_cu_bit(c.stop, t))) return 0;
+        return e.q;
+    };
+    auto load4 = [&](int32_t t, float v[4]) { /* the 4 tokens from t (beyond t1: 0, never read) */
+        if (t + 4 <= t1) {
+            ms_cu_load4(c, t, v);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; k++) v[k] = t + k < t1 ? ms_cu_load(c.row, c.dtype, t + k) : 0.0f;
+        }
+    };
+    for (int32_t s0 = wid; s0 < ns; s0 += 4 * nw) { /* s0, nw: warp-uniform */
+        float v[4][4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int32_t t = t0 + (s0 + u * nw) * 128 + 4 * lane;
+            if (s0 + u * nw < ns && t < t1) load4(t, v[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int32_t st = s0 + u * nw;
+            if (st >= ns) break;
+            const int32_t t = t0 + st * 128 + 4 * lane;
+            uint32_t lo = 0, hi = 0; /* q <= 2^40: 20-bit halves; 128 of them sum below 2^32 */
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const uint64_t q = t + k < t1 ? q_of(t + k, v[u][k]) : 0;
+                lo += (uint32_t)q & 0xfffffu;
+                hi += (uint32_t)(q >> 20);
+            }
+            lo = __reduce_add_sync(FULLM, lo);
+            hi = __reduce_add_sync(FULLM, hi);
+            if (lane == 0) scr[st] = (unsigned long long)lo + ((unsigned long long)hi << 20);
+        }
+    }
+    __syncthreads();
+    const int32_t per = (ns + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t p0 = min(ns, (int32_t)threadIdx.x * per), p1 = min(ns, p0 + per);
+    uint64_t my = 0, total;
+    for (int32_t i = p0; i < p1; i++) my += scr[i];
+    const uint64_t base = base0 + ms_cu_block_excl_u64(my, &total, S.sh);
+    __shared__ int32_t rstep;
+    __shared__ unsigned long long rbase;
+    if (threadIdx.x == 0) {
+        S.token = -1;
+        rstep = -1;
+    }
+    __syncthreads();
+    if (my > 0 && base <= target && target < base + my) {
+        uint64_t run = base;
+        for (int32_t i = p0; i < p1; i++) {
+            if (run + scr[i] > target) {
+                rstep = i;
+                rbase = run;
+                break;
+            }
+            run += scr[i];
+        }
+    }
+    __syncthreads();
+    if (wid == 0 && rstep >= 0) {
+        const int32_t t = t0 + rstep * 128 + 4 * lane;
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        if (t < t1) load4(t, v);
+        uint64_t q[4], mine = 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            q[k] = t + k < t1 ? q_of(t + k, v[k]) : 0;
+            mine += q[k];
+        }
+        uint64_t run = rbase + ms_cu_warp_incl_u64(mine) - mine; /* the mass before this lane's tokens */
+        int32_t hit = -1;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            run += q[k];
+            if (hit < 0 && run > target) hit = k;
+        }
+        const unsigned any = __ballot_sync(FULLM, hit >= 0);
+        if (lane == (any ? __ffs(any) - 1 : 0)) S.token = any ? t + hit : -1;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (ms_cu_count_all) atomicAdd(&ms_cu_mode_rows[2], 1ull);
+        ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
+    }
+}
+#endif
+
 __device__ void ms_cu_draw_range(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_k4sh &S, uint32_t lb,
                                  int32_t t0, int32_t t1, uint64_t base0, uint64_t target, bool floor_on,
                                  unsigned long long *scr) {
+#ifndef MS_CU_NO_DRAWV
+    if (a.drawv) {
+        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+        if ((((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0) {
+            ms_cu_draw_range_v(a, r, c, S, lb, t0, t1, base0, target, floor_on, scr);
+            return;
+        }
+    }
+#endif
     const unsigned FULLM = 0xffffffffu;
     const int32_t ns = (t1 - t0 + 31) >> 5;
     const int32_t nw = (int32_t)(blockDim.x >> 5), wid = (int32_t)(threadIdx.x >> 5), lane = (int32_t)(threadIdx.x & 31);
@@ -2238,14 +2417,6 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     }
 }
 
-/* Rows K4 served by mode since the process started (BAND and FULL only): the tests check that a path
- * was taken (ms__cuda_mode_rows). One atomic per such row. */
-__device__ unsigned long long ms_cu_mode_rows[8];
-/* Set by the first ms__cuda_mode_rows call (tests only): K4 then also counts, for lite rows, the
- * candidate-histogram cut [5] and rows it left with more than k' + 16 candidates [6], and (round 6)
- * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
- * (common paths, so not counted otherwise); [1] and [2] counted round 8's fused rows (removed in round 11). */
-__device__ int ms_cu_count_all;
 
 /* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
@@ -2673,12 +2844,25 @@ struct ms_cu_dev {
 
 static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
 
-static size_t ms_cu_ws_size(int32_t n) {
+/* Round 11 (-DMS_CU_NO_PB: none): the K2 blocks of a step of n rows whose bucket masses the workspace
+ * holds: one wave (4 a multiprocessor, the launch's G rounds down to it) or 8 a row (chunks of at most 32768 tokens up to V =
+ * 262144); a step with more blocks gets a.pb = NULL and K3's walk with exp (exact either way). 16 KB a block. */
+static size_t ms_cu_pb_blocks(const ms_cu_state *st, int32_t n) {
+#ifndef MS_CU_NO_PB
+    const size_t wave = (size_t)st->sm_count * 4, rows8 = (size_t)n * 8;
+    return wave > rows8 ? wave : rows8;
+#else
+    (void)st, (void)n;
+    return 0;
+#endif
+}
+static size_t ms_cu_ws_size(const ms_cu_state *st, int32_t n) {
     size_t s = 0;
     s += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     s += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
+    s += ms_cu_align(ms_cu_pb_blocks(st, n) * MS_CU_HB * sizeof(unsigned long long));
     return s;
 }
 
@@ -2736,7 +2920,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     MS_CU_ALLOC(st->d_pend_tok, (size_t)rows * sizeof(int32_t));
     MS_CU_ALLOC(st->d_kept, (size_t)rows);
     MS_CU_ALLOC(st->d_stage, (size_t)MS_CU_STAGE * sizeof(int32_t));
-    st->ws_bytes = ms_cu_ws_size(rows);
+    st->ws_bytes = ms_cu_ws_size(st, rows);
     MS_CU_ALLOC(st->d_ws, st->ws_bytes);
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
@@ -2859,6 +3043,22 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
     return MS_OK;
 }
 
+/* Round 11: the smallest chunk (tokens a K1..K3 block) for which K2 leaves its per-block bucket masses and K3
+ * uses them (ms_cu_k3_pb), and for which K4's BAND walk takes 16-byte loads (ms_cu_draw_range_v). Measured (H200, top-p
+ * flat, V=151936): both faster at B=64 / 256 (chunks of 19k / 30k tokens), slower at B=1 / 16 (1k / 4.6k); the
+ * 16-byte walk slower at B=64 too. Tests lower them (ms__cuda_r11_minchunk) to reach small rows. */
+#ifndef MS_CU_PB_MINCHUNK
+#define MS_CU_PB_MINCHUNK 8192
+#endif
+#ifndef MS_CU_DRAWV_MINCHUNK
+#define MS_CU_DRAWV_MINCHUNK 24576
+#endif
+static int32_t ms_cu_pb_min = MS_CU_PB_MINCHUNK, ms_cu_drawv_min = MS_CU_DRAWV_MINCHUNK;
+extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
+    ms_cu_pb_min = pb < 0 ? MS_CU_PB_MINCHUNK : pb;
+    ms_cu_drawv_min = drawv < 0 ? MS_CU_DRAWV_MINCHUNK : drawv;
+}
+
 /* Enqueues the whole pipeline (a memset and four kernels). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
@@ -2904,6 +3104,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.hmass = (unsigned long long *)p;
     p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     a.cand = (unsigned long long *)p;
+    p += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
+    { /* round 11: both only for large chunks (measured: faster from B=64, slower at B=1 and 16; docs/cuda.md) */
+        const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
+        a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
+        a.drawv = chunk >= ms_cu_drawv_min;
+    }
     /* one memset node: the stats (K1 of this step reads them zeroed) */
     cudaError_t e = cudaMemsetAsync(a.stats, 0, (size_t)n * sizeof(ms_cu_rowstat), st->stream);
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
@@ -3024,6 +3230,17 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long 
 #endif
 }
 
+extern "C" int ms__cuda_r11(void) {
+    int v = 0;
+#ifndef MS_CU_NO_PB
+    v |= 1;
+#endif
+#ifndef MS_CU_NO_DRAWV
+    v |= 2;
+#endif
+    return v;
+}
+
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {
     unsigned long long v[8];
     const int on = 1;
@@ -3074,7 +3291,7 @@ extern "C" MS_API int ms_cuda_slot_of(const ms_resource *res, int64_t rid) {
 extern "C" MS_API int ms_cuda_workspace_size(const ms_resource *res, int32_t n_rows, size_t *bytes) {
     if (!res || !bytes || n_rows < 0) return MS_EINVAL;
     if (res->params.backend != MS_BACKEND_CUDA) return MS_EBACKEND;
-    *bytes = ms_cu_ws_size(n_rows);
+    *bytes = ms_cu_ws_size(ms_cu_st(res), n_rows);
     return MS_OK;
 }
 
@@ -3100,8 +3317,8 @@ extern "C" MS_API int ms_cuda_sample_rows(ms_resource *res, const ms_cuda_rows *
             return ms__fail(res, MS_ESHAPE, "n_rows=%d exceeds max_rows=%d (the built-in workspace)", (int)n,
                             (int)res->params.max_rows);
         workspace = st->d_ws;
-    } else if (workspace_bytes < ms_cu_ws_size(n)) {
-        return ms__fail(res, MS_ENOSPC, "workspace of %zu bytes; %zu needed", workspace_bytes, ms_cu_ws_size(n));
+    } else if (workspace_bytes < ms_cu_ws_size(st, n)) {
+        return ms__fail(res, MS_ENOSPC, "workspace of %zu bytes; %zu needed", workspace_bytes, ms_cu_ws_size(st, n));
     }
     ms_cu_dev guard(st->device);
     const int32_t V = res->V > 0 ? res->V : rows->width;

@@ -275,6 +275,67 @@ static ms_req_config gen_cfg_band(ms_trng *g) {
     return c;
 }
 
+/* Round 11: settings for the BAND path's new parts (K3 taking the masses above the bucket from K2's per-block
+ * bucket masses, -DMS_CU_PB; K4's chunk walk with 16-byte loads, -DMS_CU_DRAWV): T in {0.5, 1, 2} (powers of two:
+ * x / T exact, so the rows below put y exactly on K2's bucket edges) and 0.7; top-p from 1e-6 to 0.999 and off;
+ * the HF order; min_keep up to 200000; a top-k alone (20000) or after top-p (3000); min-p 1e-4 now and then; the
+ * min-tokens floor (K3's walk with exp); penalties. */
+static ms_req_config gen_cfg_edge(ms_trng *g) {
+    static const float temps[] = {0.5f, 1.0f, 2.0f, 0.7f}, ps[] = {1e-6f, 0.5f, 0.9f, 0.9f, 0.99f, 0.999f, 1.0f};
+    static const int32_t keeps[] = {1, 1, 1, 2, 37, 5000, 200000};
+    ms_req_config c = ms_req_config_default();
+    c.temperature = temps[ms_trng_below(g, 4)];
+    c.top_p = ps[ms_trng_below(g, 7)];
+    c.top_p_first = ms_trng_below(g, 3) == 0;
+    c.top_p_min_keep = keeps[ms_trng_below(g, 7)];
+    const uint32_t u = ms_trng_below(g, 10);
+    c.top_k = u == 0 ? 3000 : u == 1 ? 20000 : 0;
+    if (u == 1 && !c.top_p_first) c.top_p = 1.0f;
+    c.min_p = ms_trng_below(g, 10) == 0 ? 1e-4f : 0.0f;
+    c.repetition_penalty = ms_trng_below(g, 4) == 0 ? 1.3f : 1.0f;
+    c.min_tokens = ms_trng_below(g, 4) == 0 ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
+/* Rows for round 11: flat at three scales; values y = x / T exactly on K2's bucket edges (key >> 21: four
+ * edges a binade, 2^e (1 + j/4)) or one ulp off them, both signs (many ties at the edges: the pre-filters'
+ * margins and the bucket test); a wide row (scale 40); four values (the bucket overflows the list: FULL);
+ * flat rows whose stop ids lead (the floor); peaked rows; masked tails with NaN and -inf. */
+static void gen_row_edge(ms_trng *g, float *x, int32_t width, int32_t V, const ms_req_config *cfg) {
+    static const double scales[] = {0.3, 1.0, 3.0};
+    const int shape = (int)ms_trng_below(g, 7);
+    const double scale = scales[ms_trng_below(g, 3)];
+    const float T = cfg->temperature;
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g) * scale;
+        if (shape == 1) {
+            const int e = (int)ms_trng_below(g, 5) - 3, j = (int)ms_trng_below(g, 4);
+            float y = ldexpf(1.0f + (float)j / 4.0f, e);
+            if (ms_trng_below(g, 3) == 0) y = -y;
+            const uint32_t o = ms_trng_below(g, 8);
+            if (o == 0) y = nextafterf(y, INFINITY);
+            else if (o == 1) y = nextafterf(y, -INFINITY);
+            v = (double)(y * T);
+        } else if (shape == 2) {
+            v = ms_trng_normal(g) * 40.0;
+        } else if (shape == 3) {
+            v = (double)(int)ms_trng_below(g, 4);
+        } else if (shape == 5) {
+            v = 3.0 * ms_trng_normal(g) + (ms_trng_below(g, 1000) < 3 ? 8.0 : 0.0);
+        } else if (shape == 6 && ms_trng_below(g, 5) == 0) {
+            v = -INFINITY;
+        }
+        x[t] = (float)v;
+    }
+    if (shape == 4) {
+        x[0] = (float)(4.0 * scale);
+        x[V / 2] = (float)(3.0 * scale);
+        x[V - 1] = (float)(5.0 * scale);
+    }
+    if (shape == 6) x[ms_trng_below(g, (uint32_t)V)] = NAN;
+}
+
 /* Rows at min-p's edges (written in round 8 for the fused path, removed in round 11; they now test the lite
  * path's min-p pre-filters, candidate bins and K4's exact test at the same edges). The row knows its
  * request's T and min-p (cfg), so that tokens can sit at min-p's boundary: flat rows at three scales; a
@@ -348,6 +409,7 @@ typedef struct idcase {
     bool band;       /* gen_cfg_band / gen_row_band */
     bool bins;       /* gen_cfg_bins / gen_row_bins */
     bool fused;      /* gen_cfg_fused / gen_row_fused: rows at min-p's edges */
+    bool edge;       /* gen_cfg_edge / gen_row_edge: round 11, rows at K2's bucket edges */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -413,7 +475,7 @@ static void run_case(idcase *c) {
     static _Thread_local ms_req_config fcfg[256]; /* the requests' settings (gen_row_fused) */
     for (int32_t i = 0; i < n_req; i++) {
         ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                          : c->fused ? gen_cfg_fused(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                          : c->fused ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         if (i < 256) fcfg[i] = cfg;
         req[i] = next_rid++;
@@ -448,10 +510,11 @@ static void run_case(idcase *c) {
             else if (c->bins) gen_row_bins(&g, xf, width, V);
             else if (c->topp) gen_row_topp(&g, xf, width, V);
             else if (c->band) gen_row_band(&g, xf, width, V);
-            else if (c->fused) {
+            else if (c->fused || c->edge) {
                 int32_t i = 0; /* the row's request, for its T and min-p */
                 while (i + 1 < n_req && i + 1 < 256 && req[i] != rids[r]) i++;
-                gen_row_fused(&g, xf, width, V, &fcfg[i]);
+                if (c->fused) gen_row_fused(&g, xf, width, V, &fcfg[i]);
+                else gen_row_edge(&g, xf, width, V, &fcfg[i]);
             }
             else gen_row(&g, xf, width, V);
             char *dst = (char *)host + (size_t)r * (size_t)stride * dsize(c->dtype);
@@ -519,7 +582,7 @@ static void run_case(idcase *c) {
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
             ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                              : c->fused ? gen_cfg_fused(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                              : c->fused ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             if (i < 256) fcfg[i] = cfg;
             req[i] = next_rid++;
@@ -685,6 +748,69 @@ TEST(cuda_identity_band) {
     printf("  K4 rows by path: BAND %llu, FULL %llu\n", (unsigned long long)band, (unsigned long long)full);
     CHECK_MSG(band > 0, "no row took the BAND path");
     if (!quick()) CHECK_MSG(full > 0, "no row fell back to FULL (tied rows overflow the bucket)");
+}
+
+/* Round 11: the BAND path's new parts (ms__cuda_r11: K3's masses above the bucket from K2's per-block masses,
+ * K4's chunk walk with 16-byte loads, each on for large chunks only) on rows at K2's bucket edges
+ * (gen_cfg_edge / gen_row_edge). Part 1, the default thresholds: fp32 x V {111, 32000, 151936, 262144} x B {1,
+ * 99}, B=256 at V 151936 / 262144 (one step), bf16 and fp16 at V 151936 B 1 / 99, two steps. Part 2, both on for
+ * every chunk (ms__cuda_r11_minchunk(0, 0)): fp32 x V {111, 32000, 151936} x B {1, 7}, bf16 V 32000 B 7. Odd
+ * strides now and then (the walk's scalar loads). Tokens equal to the reference's; the counters must show BAND
+ * and FULL rows (part 1), and, in each part, BAND chunks K3 served from the per-block masses and BAND draws
+ * walked with 16-byte loads when those are built in (none otherwise), else it fails. Quick: part 2 at V 32000,
+ * B 1 / 7. */
+static void band_edges_part(int part, uint64_t dl[8]) {
+    static const int32_t Vs[] = {111, 32000, 151936, 262144};
+    uint64_t before[8], after[8];
+    if (part == 1 && quick()) return;
+    REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    idcase cases[16];
+    int n = 0;
+    for (int k = 0; k < 14; k++) {
+        int32_t V, B;
+        ms_dtype d = MS_DTYPE_F32;
+        if (part == 1) {
+            if (k < 8) V = Vs[k / 2], B = k % 2 ? 99 : 1;
+            else if (k < 10) V = k == 8 ? 151936 : 262144, B = 256;
+            else V = 151936, B = k % 2 ? 99 : 1, d = k < 12 ? MS_DTYPE_BF16 : MS_DTYPE_F16;
+        } else {
+            if (k > 6) break;
+            if (k < 6) V = Vs[k / 2], B = k % 2 ? 7 : 1;
+            else V = 32000, B = 7, d = MS_DTYPE_BF16;
+            if (quick() && (V != 32000 || k == 6)) continue;
+        }
+        memset(&cases[n], 0, sizeof cases[n]);
+        cases[n].V = V;
+        cases[n].B = B;
+        cases[n].dtype = d;
+        cases[n].steps = quick() || B == 256 ? 1 : 2;
+        cases[n].spec_vocab = true;
+        cases[n].edge = true;
+        cases[n].seed = 0x11ed000u + 100u * (uint64_t)part + (uint64_t)n;
+        n++;
+    }
+    if (part == 2) ms__cuda_r11_minchunk(0, 0);
+    run_cases(cases, n);
+    ms__cuda_r11_minchunk(-1, -1);
+    REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
+    for (int i = 0; i < 8; i++) dl[i] = after[i] - before[i];
+    const int r11 = ms__cuda_r11();
+    printf("  part %d: K4 rows by path: BAND %llu, FULL %llu; K3 chunks from K2's per-block masses %llu (%s); BAND "
+           "draws with 16-byte loads %llu (%s)\n", part, (unsigned long long)dl[4], (unsigned long long)dl[3],
+           (unsigned long long)dl[1], (r11 & 1) ? "built in" : "not built", (unsigned long long)dl[2],
+           (r11 & 2) ? "built in" : "not built");
+    CHECK_MSG(dl[4] > 0, "no row took the BAND path");
+    if (part == 1) CHECK_MSG(dl[3] > 0, "no row fell back to FULL");
+    if (r11 & 1) CHECK_MSG(dl[1] > 0, "no BAND chunk served from K2's per-block masses");
+    else CHECK_MSG(dl[1] == 0, "per-block masses counted in a build without them");
+    if (r11 & 2) CHECK_MSG(dl[2] > 0, "no BAND draw with 16-byte loads");
+    else CHECK_MSG(dl[2] == 0, "16-byte walks counted in a build without them");
+}
+TEST(cuda_identity_band_edges) {
+    need_device("cuda_identity_band_edges");
+    uint64_t dl[8];
+    band_edges_part(1, dl);
+    band_edges_part(2, dl);
 }
 
 /* The lite rows' candidate histogram (round 5): fp32 x V {111, 32000, 151936, 262144} x B {1, 99},
