@@ -1132,6 +1132,9 @@ __device__ int ms_cu_count_all;
  * value; at or above xhi = yhi T plus 1e-5 relative, fl(x / T) >= yhi, the next bucket's lowest value. A
  * token between them is decided on its key. Round 4's loop (below) did an exp for every token above the
  * bucket (~44% of a flat row), one lane at a time within a warp. */
+#ifndef MS_CU_K3_NG
+#define MS_CU_K3_NG 2 /* ms_cu_k3_pb's groups of 4 loads in flight a thread (a tunable; round 11 measured 4 beside it) */
+#endif
 __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                             uint32_t bound, int32_t t0, int32_t t1, float xlo, unsigned long long *sh) {
     const unsigned long long *pb = a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_HB;
@@ -1147,7 +1150,7 @@ __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_
             if (isfinite(v)) xhi = v;
         }
     }
-    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+    ms_cu_for_chunk<MS_CU_K3_NG>(c, t0, t1, [&](int32_t t, float x) {
         if (x < xlo || x >= xhi) return;
         const float y = x / c.sl.temperature;
         if ((ms_cu_key(y) >> (32 - MS_CU_HBITS)) != bound) return;
