@@ -18,7 +18,7 @@ mkdir -p "$OUT"
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 FI_INC=$PWD/third_party/flashinfer/include
 
-if [ ! -f "$FI_INC/flashinfer/sampling.cuh" ]; then
+if [ -z "${FI_BIN:-}" ] && [ ! -f "$FI_INC/flashinfer/sampling.cuh" ]; then
   echo "gpu_flashinfer: no $FI_INC/flashinfer/sampling.cuh: run scripts/get_flashinfer.sh first and carry" \
        "third_party/flashinfer (run(..., carry=[\"third_party/flashinfer\"]))" >&2
   exit 2
