@@ -40,9 +40,6 @@ extern "C" {
 #define MS_CU_HBITS 11                     /* K2's coarse histogram: the top 11 bits of the key */
 #define MS_CU_HB (1 << MS_CU_HBITS)
 #define MS_CU_CAND 8192                    /* candidates one K4 block holds in shared memory */
-/* Round 11: a K2 block's compacted bucket masses (ms_cu_args.pb): the count, up to MS_CU_HB masses, as many
- * 16-bit bucket numbers (20.5 KB a block at most) */
-#define MS_CU_PB_WORDS (1 + MS_CU_HB + MS_CU_HB / 4)
 #define MS_CU_T123 256                     /* threads of K1..K3 */
 #ifndef MS_CU_T4
 #  define MS_CU_T4 512                     /* threads of K4 */
@@ -607,8 +604,8 @@ struct ms_cu_args {
     uint32_t *hcnt;                 /* rows * MS_CU_HB */
     unsigned long long *hmass;      /* rows * MS_CU_HB */
     unsigned long long *cand;       /* rows * MS_CU_CAND */
-    unsigned long long *pb;         /* round 11 (on; -DMS_CU_NO_PB off): rows * G * MS_CU_PB_WORDS, each K2 block's
-                                     * non-zero bucket masses; NULL when off for this step (ms_cu_launch) */
+    unsigned long long *pb;         /* round 11 (off; -DMS_CU_PB on): rows * G * MS_CU_HB, each K2 block's
+                                     * bucket masses of its chunk; NULL when off for this step (ms_cu_launch) */
     int32_t drawv;                  /* round 11 (on; -DMS_CU_NO_DRAWV off): K4's BAND walk with 16-byte loads this step */
 };
 
@@ -1007,40 +1004,21 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
     uint32_t *gc = a.hcnt + (size_t)r * MS_CU_HB;
     unsigned long long *gm = a.hmass + (size_t)r * MS_CU_HB;
+#ifdef MS_CU_PB
+    /* Round 11 (off by default: peaked rows pay the stores, 2-5 us at B=64 / 256): this block's bucket masses
+     * also by themselves (plain coalesced stores), so that K3 takes the chunk's mass above the bound from them
+     * instead of an exp per token (ms_cu_k3_pb) */
+    unsigned long long *pb = a.pb ? a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_HB : NULL;
+#endif
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         if (scnt[i]) atomicAdd(&gc[i], scnt[i]);
         const unsigned long long m =
             split ? (unsigned long long)slo[i] + ((unsigned long long)smid[i] << 16) + ((unsigned long long)shi[i] << 32)
                   : smass[i];
         if (m) atomicAdd(&gm[i], m);
-    }
-    /* Round 11: this block's non-zero bucket masses also by themselves, compacted (count, masses, buckets: a
-     * few dozen to a few hundred entries, not 16 KB a block, which cost peaked rows 2-5 us a step at B=64 /
-     * 256), so that K3 takes the chunk's mass above the bound from them instead of an exp per token
-     * (ms_cu_k3_pb). The same integer sums the atomics above flush; plain stores, read after K3's wait. */
-    if (a.pb) { /* block-uniform */
-        unsigned long long *pb = a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_PB_WORDS;
-        uint16_t *pbb = (uint16_t *)(pb + 1 + MS_CU_HB);
-        constexpr int per = MS_CU_HB / MS_CU_T123;
-        uint32_t nz = 0;
-        for (int k = 0; k < per; k++) {
-            const int i = (int)threadIdx.x * per + k;
-            nz += (split ? (slo[i] | smid[i] | shi[i]) != 0 : smass[i] != 0) ? 1u : 0u;
-        }
-        uint64_t tot;
-        uint32_t o = (uint32_t)ms_cu_block_excl_u64(nz, &tot, sh);
-        for (int k = 0; k < per; k++) {
-            const int i = (int)threadIdx.x * per + k;
-            const unsigned long long m =
-                split ? (unsigned long long)slo[i] + ((unsigned long long)smid[i] << 16) + ((unsigned long long)shi[i] << 32)
-                      : smass[i];
-            if (m) {
-                pb[1 + o] = m;
-                pbb[o] = (uint16_t)i;
-                o++;
-            }
-        }
-        if (threadIdx.x == 0) pb[0] = tot;
+#ifdef MS_CU_PB
+        if (pb) pb[i] = m;
+#endif
     }
     /* The last block of the row sees every block's histogram (threadfence-reduction pattern). */
     __threadfence();
@@ -1150,7 +1128,7 @@ __device__ unsigned long long ms_cu_mode_rows[8];
  * round 8's fused rows, removed in round 11.) Defined before K3, which counts [1]. */
 __device__ int ms_cu_count_all;
 
-/* Round 11 (on by default; -DMS_CU_NO_PB: off): K3 for a BAND row without the floor, when K2 left its
+/* Round 11 (off by default; -DMS_CU_PB: on): K3 for a BAND row without the floor, when K2 left its
  * per-block bucket masses. The chunk's mass of S0 above the bound's bucket is the sum of this block's K2 masses of the buckets above it
  * (the same tokens, the same integer masses: K2 summed exactly the S0 tokens of each bucket), so no token
  * needs its exp here, and only the bucket's own tokens are listed. Two pre-filters on x, before the
@@ -1164,13 +1142,10 @@ __device__ int ms_cu_count_all;
 #endif
 __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                             uint32_t bound, int32_t t0, int32_t t1, float xlo, unsigned long long *sh) {
-    const unsigned long long *pb = a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_PB_WORDS;
-    const uint16_t *pbb = (const uint16_t *)(pb + 1 + MS_CU_HB);
+    const unsigned long long *pb = a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_HB;
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
     uint64_t up = 0;
-    const uint32_t npb = (uint32_t)__ldcg(&pb[0]); /* K2's non-zero buckets of this chunk */
-    for (uint32_t j = threadIdx.x; j < npb; j += blockDim.x)
-        if ((uint32_t)__ldcg(&pbb[j]) > bound) up += __ldcg(&pb[1 + j]);
+    for (uint32_t b = bound + 1 + threadIdx.x; b < (uint32_t)MS_CU_HB; b += blockDim.x) up += __ldcg(&pb[b]);
     float xhi = INFINITY;
     if (!c.inf_row && bound + 1 < (uint32_t)MS_CU_HB) {
         const float yhi = ms_cu_unkey((bound + 1) << (32 - MS_CU_HBITS));
@@ -1249,7 +1224,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
         }
     }
     const float xskip = xlo > c.xcut ? xlo : c.xcut;
-#ifndef MS_CU_NO_PB
+#ifdef MS_CU_PB
     if (a.pb && !c.floor) { /* round 11: the masses above from K2's per-block masses, no exp */
         ms_cu_k3_pb(a, r, g, c, st, bound, t0, t1, xskip, sh);
         return;
@@ -2877,11 +2852,11 @@ struct ms_cu_dev {
 
 static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
 
-/* Round 11 (-DMS_CU_NO_PB: none): the K2 blocks of a step of n rows whose bucket masses the workspace
+/* Round 11 (only with -DMS_CU_PB): the K2 blocks of a step of n rows whose bucket masses the workspace
  * holds: one wave (4 a multiprocessor, the launch's G rounds down to it) or 8 a row (chunks of at most 32768 tokens up to V =
- * 262144); a step with more blocks gets a.pb = NULL and K3's walk with exp (exact either way). MS_CU_PB_WORDS words a block. */
+ * 262144); a step with more blocks gets a.pb = NULL and K3's walk with exp (exact either way). 16 KB a block. */
 static size_t ms_cu_pb_blocks(const ms_cu_state *st, int32_t n) {
-#ifndef MS_CU_NO_PB
+#ifdef MS_CU_PB
     const size_t wave = (size_t)st->sm_count * 4, rows8 = (size_t)n * 8;
     return wave > rows8 ? wave : rows8;
 #else
@@ -2895,7 +2870,7 @@ static size_t ms_cu_ws_size(const ms_cu_state *st, int32_t n) {
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     s += ms_cu_align((size_t)n * MS_CU_HB * sizeof(unsigned long long));
     s += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
-    s += ms_cu_align(ms_cu_pb_blocks(st, n) * MS_CU_PB_WORDS * sizeof(unsigned long long));
+    s += ms_cu_align(ms_cu_pb_blocks(st, n) * MS_CU_HB * sizeof(unsigned long long));
     return s;
 }
 
@@ -3265,7 +3240,7 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long 
 
 extern "C" int ms__cuda_r11(void) {
     int v = 0;
-#ifndef MS_CU_NO_PB
+#ifdef MS_CU_PB
     v |= 1;
 #endif
 #ifndef MS_CU_NO_DRAWV

@@ -42,7 +42,7 @@ int ms__cuda_pull_slot(ms_resource *res, int32_t slot);
  * waits for the device. 0 or MS_ECUDA. */
 int ms__cuda_mode_rows(uint64_t out[8]);
 /* Round 11 (tests only): bit 0 set when K3 takes BAND rows' masses above the bucket from K2's per-block bucket
- * masses (on unless -DMS_CU_NO_PB; counted in ms__cuda_mode_rows' [1], per chunk), bit 1 when K4's BAND draw walks its
+ * masses (-DMS_CU_PB, off by default; counted in ms__cuda_mode_rows' [1], per chunk), bit 1 when K4's BAND draw walks its
  * chunk with 16-byte loads (on unless -DMS_CU_NO_DRAWV; counted in [2], per row). */
 int ms__cuda_r11(void);
 /* Round 11 (tests only): the smallest chunk for each of the two (default 8192 and 24576 tokens; -1: the
