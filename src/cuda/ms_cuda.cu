@@ -1839,6 +1839,37 @@ __device__ void ms_cu_k4_cand(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     });
 }
 
+/* The draws' step search (ms_cu_draw_range and its 16-byte form), after a barrier once every step's kept mass
+ * is in scr[0, ns): a block scan over per-thread ranges of steps finds the step whose running sum from base0
+ * holds the target, in the caller's shared rstep (-1: none) and rbase (the mass before it); S.token is reset.
+ * Ends with a barrier. */
+__device__ __forceinline__ void ms_cu_draw_find_step(const unsigned long long *scr, int32_t ns, uint64_t base0,
+                                                     uint64_t target, ms_cu_k4sh &S, int32_t &rstep,
+                                                     unsigned long long &rbase) {
+    const int32_t per = (ns + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
+    const int32_t p0 = min(ns, (int32_t)threadIdx.x * per), p1 = min(ns, p0 + per);
+    uint64_t my = 0, total;
+    for (int32_t i = p0; i < p1; i++) my += scr[i];
+    const uint64_t base = base0 + ms_cu_block_excl_u64(my, &total, S.sh);
+    if (threadIdx.x == 0) {
+        S.token = -1;
+        rstep = -1;
+    }
+    __syncthreads();
+    if (my > 0 && base <= target && target < base + my) {
+        uint64_t run = base;
+        for (int32_t i = p0; i < p1; i++) {
+            if (run + scr[i] > target) {
+                rstep = i;
+                rbase = run;
+                break;
+            }
+            run += scr[i];
+        }
+    }
+    __syncthreads();
+}
+
 /* The draw over [t0, t1) (at most 32768 + 7 tokens) given the kept mass before t0 (base0) and the target:
  * a token is kept when it is in S0 with key >= lb (and, floor_on, not a stop id). As ms_cu_draw_row:
  * warps take coalesced steps of 32 tokens, each step's mass goes to scr, a block scan finds the step
@@ -1896,30 +1927,9 @@ __device__ void ms_cu_draw_range_v(const ms_cu_args &a, int32_t r, const ms_cu_r
         }
     }
     __syncthreads();
-    const int32_t per = (ns + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
-    const int32_t p0 = min(ns, (int32_t)threadIdx.x * per), p1 = min(ns, p0 + per);
-    uint64_t my = 0, total;
-    for (int32_t i = p0; i < p1; i++) my += scr[i];
-    const uint64_t base = base0 + ms_cu_block_excl_u64(my, &total, S.sh);
     __shared__ int32_t rstep;
     __shared__ unsigned long long rbase;
-    if (threadIdx.x == 0) {
-        S.token = -1;
-        rstep = -1;
-    }
-    __syncthreads();
-    if (my > 0 && base <= target && target < base + my) {
-        uint64_t run = base;
-        for (int32_t i = p0; i < p1; i++) {
-            if (run + scr[i] > target) {
-                rstep = i;
-                rbase = run;
-                break;
-            }
-            run += scr[i];
-        }
-    }
-    __syncthreads();
+    ms_cu_draw_find_step(scr, ns, base0, target, S, rstep, rbase);
     if (wid == 0 && rstep >= 0) {
         const int32_t t = t0 + rstep * 128 + 4 * lane;
         float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -1990,30 +2000,9 @@ __device__ void ms_cu_draw_range(const ms_cu_args &a, int32_t r, const ms_cu_row
         }
     }
     __syncthreads();
-    const int32_t per = (ns + (int32_t)blockDim.x - 1) / (int32_t)blockDim.x;
-    const int32_t p0 = min(ns, (int32_t)threadIdx.x * per), p1 = min(ns, p0 + per);
-    uint64_t my = 0, total;
-    for (int32_t i = p0; i < p1; i++) my += scr[i];
-    const uint64_t base = base0 + ms_cu_block_excl_u64(my, &total, S.sh);
     __shared__ int32_t rstep;
     __shared__ unsigned long long rbase;
-    if (threadIdx.x == 0) {
-        S.token = -1;
-        rstep = -1;
-    }
-    __syncthreads();
-    if (my > 0 && base <= target && target < base + my) {
-        uint64_t run = base;
-        for (int32_t i = p0; i < p1; i++) {
-            if (run + scr[i] > target) {
-                rstep = i;
-                rbase = run;
-                break;
-            }
-            run += scr[i];
-        }
-    }
-    __syncthreads();
+    ms_cu_draw_find_step(scr, ns, base0, target, S, rstep, rbase);
     if (wid == 0 && rstep >= 0) {
         const int32_t t = t0 + rstep * 32 + lane;
         const uint64_t q = t < t1 ? q_of(t, ms_cu_x(c, t)) : 0;
