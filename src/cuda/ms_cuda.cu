@@ -2185,12 +2185,49 @@ struct __align__(16) ms_cu_pe {
     int32_t id;
     unsigned long long q;
 };
+
 /* Warp sum of values below 2^42 (two masses of at most 2^40 a lane): two 32-bit reductions of 20-bit parts. */
 __device__ __forceinline__ uint64_t ms_cu_warp_sum_m(uint64_t v) {
     const uint32_t lo = __reduce_add_sync(0xffffffffu, (uint32_t)(v & 0xfffffu));
     const uint32_t hi = __reduce_add_sync(0xffffffffu, (uint32_t)(v >> 20));
     return ((uint64_t)hi << 20) + lo;
 }
+/* The one-warp finish's filters (ms_cu_k4_warp2 and the block finish ms_cu_k4_fin_blk share them): each
+ * lane's two candidates h, with their masses q, counts cn and masses Ab of strictly greater keys, keep kp[h]
+ * (set by the caller to "is a candidate") only if every filter keeps them: each a test per candidate, the
+ * prefix the sorted order would take. M is top-k's kept mass (the default order) or m0 (S0's, the HF order). */
+__device__ __forceinline__ void ms_cu_k4_filter(const ms_cu_row &c, const ms_cu_filt &f, uint64_t m0, const uint64_t q[2],
+                                                const int32_t cn[2], const uint64_t Ab[2], bool kp[2]) {
+    if (f.sel) {
+        if (!c.sl.top_p_first) {
+            if (f.k > 0)
+                for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k;
+            if (f.p_on) {
+                const uint64_t M = f.k > 0 ? ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0)) : m0;
+                for (int h = 0; h < 2; h++)
+                    kp[h] = kp[h] && (ms__top_p_keeps(Ab[h], M, f.pq) || cn[h] < c.sl.min_keep);
+            }
+        } else {
+            if (f.p_on)
+                for (int h = 0; h < 2; h++)
+                    kp[h] = kp[h] && (ms__top_p_keeps(Ab[h], m0, f.pq) || cn[h] < c.sl.min_keep);
+            if (f.k2 > 0)
+                for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k2;
+        }
+    }
+}
+/* 5. the floor, after ms_cu_k4_filter: stop ids lose their mass unless nothing would be left. sp[h]: candidate h
+ * is a kept stop id; returns the kept total (without the stop ids when floor_on). */
+__device__ __forceinline__ uint64_t ms_cu_k4_floor(const ms_cu_row &c, const int32_t id[2], const uint64_t q[2],
+                                                   const bool kp[2], bool sp[2], bool &floor_on) {
+    for (int h = 0; h < 2; h++) sp[h] = kp[h] && c.floor && ms_cu_bit(c.stop, id[h]);
+    uint64_t total = ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0));
+    const uint64_t stop_m = c.floor ? ms_cu_warp_sum_m((sp[0] ? q[0] : 0) + (sp[1] ? q[1] : 0)) : 0;
+    floor_on = c.floor && total - stop_m > 0;
+    if (floor_on) total -= stop_m;
+    return total;
+}
+
 __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh) {
     const unsigned FULL = 0xffffffffu;
@@ -2233,31 +2270,11 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
     ms_cu_stamp(13);
     /* the filters, each a test per candidate (the sorted finish's prefixes) */
     bool kp[2] = {v[0], v[1]};
-    if (f.sel) {
-        if (!c.sl.top_p_first) {
-            if (f.k > 0)
-                for (int h = 0; h < 2; h++) kp[h] = kp[h] && cnt[h] < f.k;
-            if (f.p_on) {
-                const uint64_t M = f.k > 0 ? ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0)) : m0;
-                for (int h = 0; h < 2; h++)
-                    kp[h] = kp[h] && (ms__top_p_keeps(A[h], M, f.pq) || cnt[h] < c.sl.min_keep);
-            }
-        } else {
-            if (f.p_on)
-                for (int h = 0; h < 2; h++)
-                    kp[h] = kp[h] && (ms__top_p_keeps(A[h], m0, f.pq) || cnt[h] < c.sl.min_keep);
-            if (f.k2 > 0)
-                for (int h = 0; h < 2; h++) kp[h] = kp[h] && cnt[h] < f.k2;
-        }
-    }
+    ms_cu_k4_filter(c, f, m0, q, cnt, A, kp);
     ms_cu_stamp(14);
     /* 5. the floor: stop ids lose their mass unless nothing would be left */
-    bool sp[2];
-    for (int h = 0; h < 2; h++) sp[h] = kp[h] && c.floor && ms_cu_bit(c.stop, id[h]);
-    uint64_t total = ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0));
-    const uint64_t stop_m = c.floor ? ms_cu_warp_sum_m((sp[0] ? q[0] : 0) + (sp[1] ? q[1] : 0)) : 0;
-    const bool floor_on = c.floor && total - stop_m > 0;
-    if (floor_on) total -= stop_m;
+    bool sp[2], floor_on;
+    const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
     uint64_t eq[2];
     for (int h = 0; h < 2; h++) eq[h] = (kp[h] && !(floor_on && sp[h])) ? q[h] : 0;
     __syncwarp(); /* every lane has read T in pass 1 */
@@ -2362,30 +2379,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             Ab[h] = v[h] ? Ash[x] : 0;
             kp[h] = v[h];
         }
-        if (f.sel) {
-            if (!c.sl.top_p_first) {
-                if (f.k > 0)
-                    for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k;
-                if (f.p_on) {
-                    const uint64_t M = f.k > 0 ? ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0)) : m0;
-                    for (int h = 0; h < 2; h++)
-                        kp[h] = kp[h] && (ms__top_p_keeps(Ab[h], M, f.pq) || cn[h] < c.sl.min_keep);
-                }
-            } else {
-                if (f.p_on)
-                    for (int h = 0; h < 2; h++)
-                        kp[h] = kp[h] && (ms__top_p_keeps(Ab[h], m0, f.pq) || cn[h] < c.sl.min_keep);
-                if (f.k2 > 0)
-                    for (int h = 0; h < 2; h++) kp[h] = kp[h] && cn[h] < f.k2;
-            }
-        }
+        ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
         ms_cu_stamp_f(14);
         /* 5. the floor: stop ids lose their mass unless nothing would be left */
-        for (int h = 0; h < 2; h++) sp[h] = kp[h] && c.floor && ms_cu_bit(c.stop, id[h]);
-        uint64_t total = ms_cu_warp_sum_m((kp[0] ? q[0] : 0) + (kp[1] ? q[1] : 0));
-        const uint64_t stop_m = c.floor ? ms_cu_warp_sum_m((sp[0] ? q[0] : 0) + (sp[1] ? q[1] : 0)) : 0;
-        const bool floor_on = c.floor && total - stop_m > 0;
-        if (floor_on) total -= stop_m;
+        bool floor_on;
+        const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
         for (int h = 0; h < 2; h++)
             if (v[h]) T[lane + 32 * h].q = (kp[h] && !(floor_on && sp[h])) ? q[h] : 0;
         if (lane == 0) {
