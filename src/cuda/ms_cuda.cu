@@ -1627,6 +1627,31 @@ __device__ void ms_cu_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, m
     if (threadIdx.x == 0) ms_cu_out(a, r, S.token, S.token >= 0 ? MS_ROW_OK : MS_ROW_EMPTY);
 }
 
+/* The draws' search for the step holding the target: each thread owns steps [p0, p1) of U, whose masses sum to
+ * mine and start at the running sum base; the one thread whose range holds the target finds the step, in the
+ * caller's shared step (-1: none) and sbase (the mass before it). S.token is reset. Barriers before and after. */
+__device__ __forceinline__ void ms_cu_draw_search(const unsigned long long *U, int32_t p0, int32_t p1, uint64_t base,
+                                                  uint64_t mine, uint64_t target, ms_cu_k4sh &S, int32_t &step,
+                                                  unsigned long long &sbase) {
+    if (threadIdx.x == 0) {
+        S.token = -1;
+        step = -1;
+    }
+    __syncthreads();
+    if (mine > 0 && base <= target && target < base + mine) {
+        uint64_t run = base;
+        for (int32_t i = p0; i < p1; i++) {
+            if (run + U[i] > target) {
+                step = i;
+                sbase = run;
+                break;
+            }
+            run += U[i];
+        }
+    }
+    __syncthreads();
+}
+
 /* The draw over the whole row (the FULL path): a token's kept mass is its q when it is in S0 with key
  * >= lb. ms_cu_draw's per-thread contiguous pieces read the row uncoalesced (each lane its own lines,
  * which K4's small L1 does not hold) with one load in flight. Here each warp takes steps of 32
@@ -1700,23 +1725,7 @@ __device__ void ms_cu_draw_row(const ms_cu_args &a, int32_t r, const ms_cu_row &
     const uint64_t base = floor_on ? excl_b : excl_all, mine = floor_on ? my_b : my;
     __shared__ int32_t dstep;
     __shared__ unsigned long long dbase;
-    if (threadIdx.x == 0) {
-        S.token = -1;
-        dstep = -1;
-    }
-    __syncthreads();
-    if (mine > 0 && base <= target && target < base + mine) {
-        uint64_t run = base;
-        for (int32_t i = p0; i < p1; i++) {
-            if (run + U[i] > target) {
-                dstep = i;
-                dbase = run;
-                break;
-            }
-            run += U[i];
-        }
-    }
-    __syncthreads();
+    ms_cu_draw_search(U, p0, p1, base, mine, target, S, dstep, dbase);
     if (wid == 0 && dstep >= 0) {
         const int32_t t = dstep * 32 + lane;
         uint64_t q = 0;
@@ -1851,23 +1860,7 @@ __device__ __forceinline__ void ms_cu_draw_find_step(const unsigned long long *s
     uint64_t my = 0, total;
     for (int32_t i = p0; i < p1; i++) my += scr[i];
     const uint64_t base = base0 + ms_cu_block_excl_u64(my, &total, S.sh);
-    if (threadIdx.x == 0) {
-        S.token = -1;
-        rstep = -1;
-    }
-    __syncthreads();
-    if (my > 0 && base <= target && target < base + my) {
-        uint64_t run = base;
-        for (int32_t i = p0; i < p1; i++) {
-            if (run + scr[i] > target) {
-                rstep = i;
-                rbase = run;
-                break;
-            }
-            run += scr[i];
-        }
-    }
-    __syncthreads();
+    ms_cu_draw_search(scr, p0, p1, base, my, target, S, rstep, rbase);
 }
 
 /* The draw over [t0, t1) (at most 32768 + 7 tokens) given the kept mass before t0 (base0) and the target:
