@@ -109,25 +109,38 @@ static int ms_py_f32(PyObject *o, const char *name, float *out) {
 
 /* A Python integer to int32. Values beyond int32 are clamped: for every int32 field of the config a
  * clamped value means the same (top_k and top_p_min_keep >= V are "all", a window or min_tokens of
- * 2^31 is never reached, negatives are refused either way); see docs/decisions.md. A float with an
- * integral value (3.0) is taken as that integer; any other float is refused with a message. */
+ * 2^31 is never reached, negatives are refused either way); see docs/decisions.md. A real number with an
+ * integral value (3.0, numpy's float32(3.0) as well as float64) is taken as that integer; any other
+ * float is refused with a message, and so is a bool (as ms_py_f32 refuses one: True is no count). */
 static int ms_py_i32(PyObject *o, const char *name, int32_t *out) {
     PyObject *idx = NULL;
-    if (PyFloat_Check(o)) {
-        double d = PyFloat_AS_DOUBLE(o);
+    if (PyBool_Check(o)) {
+        ms_py_raisef(MS_ECONFIG, "%s=%R: must be an integer", name, o);
+        return -1;
+    }
+    idx = PyFloat_Check(o) ? NULL : PyNumber_Index(o);
+    if (!idx) {
+        if (!PyFloat_Check(o)) {
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+            PyErr_Clear();
+        }
+        /* a float, or a real number that is not an index (numpy's float32, ...): integral values only */
+        PyObject *fl = PyFloat_Check(o) ? (Py_INCREF(o), o) : PyNumber_Check(o) ? PyNumber_Float(o) : NULL;
+        if (!fl) {
+            if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError) &&
+                !PyErr_ExceptionMatches(PyExc_ValueError))
+                return -1;
+            PyErr_Clear();
+            ms_py_raisef(MS_ECONFIG, "%s=%R: must be an integer", name, o);
+            return -1;
+        }
+        const double d = PyFloat_AS_DOUBLE(fl);
+        Py_DECREF(fl);
         if (!(isfinite(d) && d == floor(d))) {
             ms_py_raisef(MS_ECONFIG, "%s=%R: must be an integer", name, o);
             return -1;
         }
         idx = PyLong_FromDouble(d);
-    } else {
-        idx = PyNumber_Index(o);
-        if (!idx) {
-            if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-            PyErr_Clear();
-            ms_py_raisef(MS_ECONFIG, "%s=%R: must be an integer", name, o);
-            return -1;
-        }
     }
     if (!idx) return -1;
     int overflow = 0;

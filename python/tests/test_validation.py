@@ -116,6 +116,8 @@ def test_capabilities_that_are_enabled_accept():
         ({"top_k": "3"}, "top_k='3': must be an integer"),
         ({"min_tokens": float("nan")}, "min_tokens=nan: must be an integer"),
         ({"_seed": 1.0}, "seed=1.0: must be an integer"),
+        ({"top_k": True}, "top_k=True: must be an integer"),
+        ({"min_tokens": False}, "min_tokens=False: must be an integer"),
     ],
 )
 def test_wrong_types_are_value_errors_naming_the_field(fields, message):
@@ -138,6 +140,18 @@ def test_large_integers_keep_their_meaning():
 
 def test_integral_floats_are_integers():
     SamplingReqConfig(top_k=3.0, min_tokens=0.0).validate()
+
+
+def test_integer_fields_take_every_kind_of_real_alike():
+    # numpy's float32 is no subclass of float (float64 is): both must follow the float rule
+    np = pytest.importorskip("numpy")
+    for kind in (float, np.float64, np.float32, np.float16):
+        SamplingReqConfig(top_k=kind(3.0), min_tokens=kind(0.0)).validate()
+        with pytest.raises(ValueError) as e:
+            SamplingReqConfig(top_k=kind(1.5)).validate()
+        assert str(e.value) == f"top_k={kind(1.5)!r}: must be an integer"
+    for kind in (int, np.int8, np.int32, np.int64, np.uint16):
+        SamplingReqConfig(top_k=kind(3)).validate()
 
 
 @pytest.mark.skipif(LIB is None, reason="MSAMPLER_LIB (the shared library CTest built) is not set")
