@@ -356,13 +356,18 @@ MS_API void ms_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
 MS_API int ms_cuda_device_count(void);
 
 /** Sets the stream every later call on res enqueues on (NULL: the default stream). The stream must
- *  outlive the resource: ms_resource_free waits on it (free the resource first, or set NULL). */
+ *  outlive the resource: ms_resource_free waits on it (free the resource first, or set NULL). As with
+ *  cublasSetStream, switching does not order the new stream after work the resource already queued on
+ *  the old one (an ingest, accept or sample): order them yourself (cudaEventRecord on the old stream,
+ *  cudaStreamWaitEvent on the new) or switch between steps after a synchronisation. The stream must
+ *  belong to the resource's device. */
 MS_API int ms_cuda_set_stream(ms_resource *res, void *stream);
 
 /** The device slot of rid (>= 0; stable while rid is resident), or MS_ENOENT / MS_EBACKEND. */
 MS_API int ms_cuda_slot_of(const ms_resource *res, int64_t rid);
 
-/** One graph-capturable call's rows; every pointer is device memory. */
+/** One graph-capturable call's rows; every pointer is device memory, aligned to its elements (4 bytes
+ *  for int32 and fp32, 2 for fp16 / bf16: a misaligned one is refused with MS_EINVAL). */
 typedef struct ms_cuda_rows {
     int32_t n_rows;           /* host value, fixed for a captured graph */
     const int32_t *row_slot;  /* n_rows slots (ms_cuda_slot_of); -1 or a free slot: an unused row,
@@ -381,7 +386,9 @@ typedef struct ms_cuda_rows {
 
 /**
  * Device workspace (bytes) ms_cuda_sample_rows needs for n_rows rows (CUB pattern: ask, allocate
- * once, pass it on every call). 256-byte aligned pieces are carved from it.
+ * once, pass it on every call). 256-byte aligned pieces are carved from it, so its start must be
+ * 256-byte aligned, as cudaMalloc returns it (else ms_cuda_sample_rows answers MS_EINVAL). n_rows < 0:
+ * MS_ESHAPE.
  */
 MS_API int ms_cuda_workspace_size(const ms_resource *res, int32_t n_rows, size_t *bytes);
 

@@ -97,6 +97,7 @@ typedef struct ms_cu_state {
     void *d_ws;
     size_t ws_bytes;
     uint8_t *h_kept;    /* host staging of commit flags (max_rows) */
+    int32_t *h_stage;   /* pageable host copy of plan / accept tokens (MS_CU_STAGE): see ms_cu_stage_tokens */
 } ms_cu_state;
 
 /* ---- small device helpers ------------------------------------------------------------------ */
@@ -2913,6 +2914,8 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
+    st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
+    if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
@@ -2937,6 +2940,7 @@ extern "C" void ms__cuda_destroy(ms_resource *res) {
         cudaGetLastError();
     }
     free(st->h_kept);
+    free(st->h_stage);
     free(st);
     res->backend_state = NULL;
 }
@@ -2972,6 +2976,17 @@ extern "C" void ms__cuda_remove(ms_resource *res, int32_t slot) {
                         st->stream);
 }
 
+/* n (<= MS_CU_STAGE) caller tokens to d_stage. The caller's array may be pinned (engines keep token ids in
+ * page-locked memory), and a copy from pinned memory runs only when the stream reaches it: the caller could
+ * change the tokens after the call returns (the header allows it), and unchecked values would reach the
+ * kernels, which index the seen bitset with them. So the checked values are first copied into the
+ * library's own pageable buffer, from which cudaMemcpyAsync has taken them before it returns (CUDA's rule
+ * for pageable host to device copies), and h_stage may be reused at once. */
+static cudaError_t ms_cu_stage_tokens(ms_cu_state *st, const int32_t *tokens, int32_t n) {
+    memcpy(st->h_stage, tokens, (size_t)n * sizeof(int32_t));
+    return cudaMemcpyAsync(st->d_stage, st->h_stage, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice, st->stream);
+}
+
 extern "C" int ms__cuda_plan(ms_resource *res, const ms_step *step) {
     ms_cu_state *st = ms_cu_st(res);
     if (!st->d_seen) return MS_OK;
@@ -2982,7 +2997,7 @@ extern "C" int ms__cuda_plan(ms_resource *res, const ms_step *step) {
         if (!res->slots[slot].cfg.penalize_prompt) continue;
         for (int32_t o = 0; o < pf->n_tokens; o += MS_CU_STAGE) {
             int32_t n = pf->n_tokens - o < MS_CU_STAGE ? pf->n_tokens - o : MS_CU_STAGE;
-            cudaError_t e = cudaMemcpyAsync(st->d_stage, pf->tokens + o, (size_t)n * 4, cudaMemcpyHostToDevice, st->stream);
+            cudaError_t e = ms_cu_stage_tokens(st, pf->tokens + o, n);
             if (e == cudaSuccess) {
                 ms_cu_seen_k<<<(n + 255) / 256, 256, 0, st->stream>>>(
                     st->d_seen + (size_t)slot * (size_t)res->bitset_words, st->d_stage, n);
@@ -2999,7 +3014,7 @@ extern "C" int ms__cuda_accept(ms_resource *res, int32_t slot, const int32_t *to
     ms_cu_dev guard(st->device);
     for (int32_t o = 0; o < n; o += MS_CU_STAGE) {
         int32_t m = n - o < MS_CU_STAGE ? n - o : MS_CU_STAGE;
-        cudaError_t e = cudaMemcpyAsync(st->d_stage, tokens + o, (size_t)m * 4, cudaMemcpyHostToDevice, st->stream);
+        cudaError_t e = ms_cu_stage_tokens(st, tokens + o, m);
         if (e == cudaSuccess) {
             ms_cu_accept_k<<<1, 1, 0, st->stream>>>(st->d_slots, slot, st->d_seen, res->bitset_words, st->d_hist,
                                                     res->spec.max_repetition_window, st->d_stage, m);
@@ -3134,18 +3149,35 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     return MS_OK;
 }
 
+/* The device pointers a step reads or writes must be aligned to their element: a misaligned 4- or 8-byte
+ * access faults the kernel, and a fault poisons the whole CUDA context of the process. */
+static int ms_cu_misaligned(const void *p, size_t align) { return p && ((uintptr_t)p & (align - 1)) != 0; }
+
 extern "C" int ms__cuda_sample(ms_resource *res, const ms_step *step, const ms_batch *batch, int32_t V, int64_t stride,
                                int32_t *tokens, int32_t *row_status) {
     ms_cu_state *st = ms_cu_st(res);
     const int32_t n = batch->n_rows;
     if (n == 0) return MS_OK;
+    const size_t elem = batch->dtype == MS_DTYPE_F32 ? 4 : 2;
+    if (ms_cu_misaligned(batch->logits, elem))
+        return ms__fail(res, MS_EINVAL, "logits must be aligned to its %zu-byte elements", elem);
+    if (ms_cu_misaligned(tokens, 4) || ms_cu_misaligned(row_status, 4))
+        return ms__fail(res, MS_EINVAL, "tokens and row_status must be 4-byte aligned");
     ms_cu_dev guard(st->device);
     cudaError_t e = cudaMemcpyAsync(st->d_row_slot, res->row_slot, (size_t)n * 4, cudaMemcpyHostToDevice, st->stream);
     if (e == cudaSuccess) e = cudaMemcpyAsync(st->d_row_k, res->row_k, (size_t)n * 4, cudaMemcpyHostToDevice, st->stream);
-    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: row upload");
-    return ms_cu_launch(res, n, st->d_row_slot, st->d_row_k, batch->logits, batch->dtype, V, stride,
-                        step ? step->apply_penalty : true, step ? step->apply_filters : true, tokens, row_status,
-                        st->d_pend_tok, st->d_ws);
+    int rc = e != cudaSuccess ? ms_cu_err(res, e, "sample: row upload")
+                              : ms_cu_launch(res, n, st->d_row_slot, st->d_row_k, batch->logits, batch->dtype, V, stride,
+                                             step ? step->apply_penalty : true, step ? step->apply_filters : true,
+                                             tokens, row_status, st->d_pend_tok, st->d_ws);
+    if (rc < 0) {
+        /* A CUDA error after the inputs were checked: the device's row table and pending tokens may already
+         * hold part of this call, so the previous sample can no longer be committed as it was. Drop it, so
+         * that ms_commit answers MS_ESTATE instead of committing mixed rows (no input reaches this). */
+        res->has_pending = false;
+        res->n_pending = 0;
+    }
+    return rc;
 }
 
 static int ms_cu_commit_launch(ms_resource *res, int32_t n, const int32_t *row_slot, const uint8_t *kept,
@@ -3271,14 +3303,19 @@ extern "C" MS_API int ms_cuda_set_stream(ms_resource *res, void *stream) {
 
 extern "C" MS_API int ms_cuda_slot_of(const ms_resource *res, int64_t rid) {
     if (!res) return MS_EINVAL;
-    if (res->params.backend != MS_BACKEND_CUDA) return MS_EBACKEND;
+    if (res->params.backend != MS_BACKEND_CUDA)
+        return ms__fail((ms_resource *)res, MS_EBACKEND, "ms_cuda_slot_of: the resource's backend is not CUDA");
     int32_t s = ms__slot_of(res, rid);
     return s < 0 ? MS_ENOENT : s;
 }
 
 extern "C" MS_API int ms_cuda_workspace_size(const ms_resource *res, int32_t n_rows, size_t *bytes) {
-    if (!res || !bytes || n_rows < 0) return MS_EINVAL;
-    if (res->params.backend != MS_BACKEND_CUDA) return MS_EBACKEND;
+    if (!res) return MS_EINVAL;
+    ms_resource *r = (ms_resource *)res; /* only its last-error message is written */
+    if (!bytes) return ms__fail(r, MS_EINVAL, "ms_cuda_workspace_size: bytes is NULL");
+    if (n_rows < 0) return ms__fail(r, MS_ESHAPE, "n_rows=%d is negative", (int)n_rows);
+    if (res->params.backend != MS_BACKEND_CUDA)
+        return ms__fail(r, MS_EBACKEND, "ms_cuda_workspace_size: the resource's backend is not CUDA");
     *bytes = ms_cu_ws_size(ms_cu_st(res), n_rows);
     return MS_OK;
 }
@@ -3299,6 +3336,14 @@ extern "C" MS_API int ms_cuda_sample_rows(ms_resource *res, const ms_cuda_rows *
                         (int)rows->width, (int)res->V, (int)res->scratch_V);
     const int64_t stride = rows->row_stride ? rows->row_stride : rows->width;
     if (stride < rows->width) return ms__fail(res, MS_ESHAPE, "row_stride=%lld < width", (long long)stride);
+    const size_t elem = rows->dtype == MS_DTYPE_F32 ? 4 : 2;
+    if (ms_cu_misaligned(rows->logits, elem))
+        return ms__fail(res, MS_EINVAL, "logits must be aligned to its %zu-byte elements", elem);
+    if (ms_cu_misaligned(rows->row_slot, 4) || ms_cu_misaligned(rows->row_k, 4) || ms_cu_misaligned(rows->tokens, 4) ||
+        ms_cu_misaligned(rows->row_status, 4))
+        return ms__fail(res, MS_EINVAL, "row_slot, row_k, tokens and row_status must be 4-byte aligned");
+    if (ms_cu_misaligned(workspace, 256))
+        return ms__fail(res, MS_EINVAL, "workspace must be 256-byte aligned (as cudaMalloc returns it)");
     ms_cu_state *st = ms_cu_st(res);
     if (!workspace) {
         if (n > res->params.max_rows)
@@ -3320,6 +3365,8 @@ extern "C" MS_API int ms_cuda_commit_rows(ms_resource *res, int32_t n_rows, cons
     if (rc < 0) return rc;
     if (n_rows < 0) return ms__fail(res, MS_ESHAPE, "n_rows=%d is negative", (int)n_rows);
     if (n_rows > 0 && (!row_slot || !tokens)) return ms__fail(res, MS_EINVAL, "row_slot and tokens must not be NULL");
+    if (ms_cu_misaligned(row_slot, 4) || ms_cu_misaligned(tokens, 4))
+        return ms__fail(res, MS_EINVAL, "row_slot and tokens must be 4-byte aligned");
     ms_cu_dev guard(ms_cu_st(res)->device);
     return ms_cu_commit_launch(res, n_rows, row_slot, row_kept, tokens);
 }

@@ -1071,6 +1071,31 @@ TEST(cuda_bad_inputs) {
     CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, d, need - 1), MS_ENOSPC);
     CHECK_EQ_I64(ms_cuda_slot_of(res, 5), MS_ENOENT);
     CHECK_EQ_I64(ms_cuda_commit_rows(res, -1, d, NULL, d), MS_ESHAPE);
+    /* Seventh session's review: misaligned device pointers fault a kernel and poison the process's CUDA
+     * context, so they are refused before anything is enqueued; n_rows < 0 is MS_ESHAPE everywhere, with a
+     * message. (Written without a GPU at hand: first run in the next session with device time.) */
+    rows.logits = (char *)d + 2;
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, NULL, 0), MS_EINVAL);
+    rows.logits = d;
+    rows.tokens = (int32_t *)((char *)d + 2);
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, NULL, 0), MS_EINVAL);
+    rows.tokens = d;
+    CHECK_EQ_I64(ms_cuda_sample_rows(res, &rows, (char *)d + 16, need + 256), MS_EINVAL);
+    CHECK(strstr(ms_resource_last_error(res), "256-byte") != NULL);
+    CHECK_EQ_I64(ms_cuda_commit_rows(res, 1, (const int32_t *)((const char *)d + 2), NULL, d), MS_EINVAL);
+    size_t keep = need;
+    CHECK_EQ_I64(ms_cuda_workspace_size(res, -1, &keep), MS_ESHAPE);
+    CHECK_EQ_I64((int64_t)keep, (int64_t)need);
+    CHECK(strstr(ms_resource_last_error(res), "n_rows") != NULL);
+    {
+        ms_req_config one = ms_req_config_default();
+        REQUIRE(ms_ingest(res, 1, &one) == MS_OK);
+        int64_t rid1 = 1;
+        ms_batch mis = {1, &rid1, (const char *)d + 2, MS_DTYPE_F32, 100, 0};
+        CHECK_EQ_I64(ms_sample(res, NULL, &mis, d, NULL), MS_EINVAL);
+        CHECK_EQ_I64(ms_commit(res, NULL), MS_ESTATE); /* the failed sample left nothing to commit */
+        REQUIRE(ms_remove(res, 1) == MS_OK);
+    }
     /* a CPU resource is not a CUDA one */
     ms_resource *cpu = NULL;
     p.backend = MS_BACKEND_CPU_REF;
