@@ -340,7 +340,9 @@ MS_API void ms_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
  *    the work is enqueued on the resource's stream and the call returns without waiting.
  *  - ms_commit enqueues the commit on the device and returns the number of rows queued (kept and
  *    resident; a row whose token is -1 among them commits nothing) without waiting.
- *  - ms_ingest, ms_remove, ms_plan and ms_accept copy host data to the device in stream order.
+ *  - ms_ingest, ms_remove, ms_plan and ms_accept copy host data to the device in stream order; they
+ *    read the host data during the call only (through a pageable staging copy), so they may wait for
+ *    the stream to reach them.
  *  - ms_explain takes a HOST row; it waits for the stream and copies the request's state back.
  * Tokens and kept sets are bit-identical to MS_BACKEND_CPU_REF (SPEC section 3).
  *
