@@ -1,23 +1,6 @@
 /* round 9 (bench/inprocess/build.sh builds it): in-process A/B of the direct exp pass (ms__fast_set_direct 1 / 0), same rows,
  * alternating batches of 64 rows from a large pool (cold rows), next to a streaming sum of them. */
-#define _POSIX_C_SOURCE 199309L
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include "ms_cpu.h"
-#include "ms_math.h"
-#include "ms_test.h"
-int ms_test_failures;
-double ms_trng_normal(ms_trng *r) {
-    double u1 = ms_trng_unit(r), u2 = ms_trng_unit(r);
-    if (u1 < 1e-300) u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e6 + t.tv_nsec * 1e-3; }
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
-static double med(double *a, int n) { qsort(a, n, 8, cmpd); return n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]); }
+#include "inproc.h"
 int main(int argc, char **argv) {
     const int V = argc > 1 ? atoi(argv[1]) : 151936, shape = argc > 2 ? atoi(argv[2]) : 0, it = argc > 3 ? atoi(argv[3]) : 20;
     const int setting = argc > 4 ? atoi(argv[4]) : 0; /* 0 top-p alone, 1 no filter */

@@ -1,25 +1,8 @@
 /* round 9 (bench/inprocess/build.sh builds it): 27d4fe9's fast row (A_*) against the tree's (ms__fast_row), the same cold rows,
  * alternating batches of 64, one thread, both at the process's level (MSAMPLER_CPU_LEVEL). */
-#define _POSIX_C_SOURCE 199309L
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include "ms_cpu.h"
-#include "ms_math.h"
-#include "ms_test.h"
-int ms_test_failures;
-double ms_trng_normal(ms_trng *r) {
-    double u1 = ms_trng_unit(r), u2 = ms_trng_unit(r);
-    if (u1 < 1e-300) u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
+#include "inproc.h"
 void A_fast_row(const ms_row_job *job, ms_scratch *s, bool draw, ms_row_out *out);
 int A_scratch_init(ms_scratch *s, int32_t V);
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e6 + t.tv_nsec * 1e-3; }
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
-static double med(double *a, int n) { qsort(a, n, 8, cmpd); return n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]); }
 static ms_scratch mk(int V) { ms_scratch s = {malloc(V * 4), malloc(V * 4), malloc(V * 8), malloc(V), malloc(V * 8), calloc(V, 4), NULL}; return s; }
 int main(int argc, char **argv) {
     const int V = argc > 1 ? atoi(argv[1]) : 151936, shape = argc > 2 ? atoi(argv[2]) : 0, it = argc > 3 ? atoi(argv[3]) : 20;
