@@ -2138,20 +2138,7 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     const uint64_t base = floor_on ? excl_b : excl_a, mine = floor_on ? my_b : my;
     __shared__ int32_t bchunk;
     __shared__ unsigned long long bbase;
-    if (threadIdx.x == 0) bchunk = -1;
-    __syncthreads();
-    if (mine > 0 && base <= target && target < base + mine) {
-        uint64_t run = base;
-        for (int32_t i = g0; i < g1; i++) {
-            if (run + U[i] > target) {
-                bchunk = i;
-                bbase = run;
-                break;
-            }
-            run += U[i];
-        }
-    }
-    __syncthreads();
+    ms_cu_draw_search(U, g0, g1, base, mine, target, S, bchunk, bbase); /* its S.token = -1 is redone by the walk */
     if (bchunk < 0) { /* cannot happen (the sums are exact); kept defensive */
         if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
         return;
