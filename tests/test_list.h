@@ -2,6 +2,7 @@
 /* test_math.c */
 MS_TEST_ENTRY(philox_known_answers)
 MS_TEST_ENTRY(exp_accuracy_against_expl)
+MS_TEST_ENTRY(exp_monotone_every_input)
 MS_TEST_ENTRY(exp_never_subnormal)
 MS_TEST_ENTRY(f16_bf16_conversion_exact)
 MS_TEST_ENTRY(wide_arithmetic)
