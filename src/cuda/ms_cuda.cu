@@ -261,10 +261,10 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
 
 /* As ms_cu_for_chunk, but each warp runs its loops as long as any of its lanes has a token, and calls
  * f(t, x, ok) with every lane (ok false where the lane has none), so that f may use warp-wide
- * operations (for lite rows K2 queues the rare tokens that need the slow path; see ms_cu_k2_lite);
+ * operations (K4's passes over the row; rounds 1-11 K2's lite path queued its rare tokens with it);
  * after() follows each group of at most 4 calls. Groups of 4 tokens whose raw values are all below
  * skip_below and that no penalty touches are skipped when the whole warp's are. */
-template <int NG, bool PENFAST = false, class F, class H, class G4 = int>
+template <int NG, class F, class H, class G4 = int>
 __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, float skip_below, F f,
                                                   H after, G4 g4 = G4()) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
@@ -297,17 +297,7 @@ __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0
                     const bool hot = ok && (c.win || ((word >> (tg & 31)) & 15u) != 0 || !(gm < skip_below));
                     if (!__any_sync(0xffffffffu, hot)) continue;
                 }
-                /* Round 5 (PENFAST, K2's lite path only): a warp none of whose groups holds a penalised
-                 * token (the usual case: 64 seen tokens in 152k) runs the tokens without the penalty's
-                 * code, which the compiler otherwise predicates into every token (a division: ~10% of
-                 * K2's instructions at B=64). The same x either way; the test is warp-wide because f
-                 * uses warp votes. Not in K4's passes (a 200-byte stack frame there). */
-                if (PENFAST && !c.win && !__any_sync(0xffffffffu, ok && ((word >> (tg & 31)) & 15u) != 0)) {
-                    {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) f(tg + k, ok ? ms__sanitize(v[u][k]) : 0.0f, ok);
-                    }
-                } else {
+                {
 #pragma unroll
                     for (int k = 0; k < 4; k++) {
                         float x = 0.0f;
@@ -789,7 +779,6 @@ struct ms_cu_keys_chunk {
 };
 
 #define MS_CU_LITE_PER (MS_CU_STAGE_SH / MS_CU_T123) /* staged entries per thread */
-#define MS_CU_WQ (31 + 4 * 32 + 1) /* the lite path's queue per warp: < 32 left + a group of 4 */
 
 /* The lite path's slow part for the queued tokens q[0..cnt) of one warp (cnt <= 32): y, w, min-p's
  * verdict; the survivors staged in sbuf. Returns this lane's mass of survivors. Called once per group of 4 tokens,
@@ -821,50 +810,186 @@ __device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned 
     return m;
 }
 
+/* Set by the first ms__cuda_mode_rows or ms__cuda_k2_rows call (tests only): the kernels then count their
+ * common paths too (ms_cu_mode_rows below K2; ms_cu_k2_rows). */
+__device__ int ms_cu_count_all;
+/* Round 12 (ms__cuda_k2_rows; counted once a test has asked): K2 lite blocks that ran the block-wide stage
+ * [0] and those whose stage overflowed, so that they re-read their chunk [1]; chunks cut by the candidate
+ * bins [2] and those whose bins were too crowded, cut by the radix select [3]. */
+__device__ unsigned long long ms_cu_k2_rows[4];
+
+/* Round 12: K2's lite scan without warp votes. K2 at B=64 was instruction-bound
+ * (~39 thread-instructions a token: per group of 4 two __any_sync, per token a ballot, a popc and the
+ * queue's bookkeeping, because ~1% of a flat row's tokens pass the cheap test and a warp skips a group
+ * only when none of its 128 tokens does). Here each thread tests its own group of 4 and calls
+ * pass(t, x, pm) for the rare groups with a token not below c.xcut: x[k] is token t + k's penalised logit
+ * (as ms_cu_pen), bit k of pm says it passed (the caller appends those to a block-wide stage with one
+ * shared atomic a group). A group that no penalty touches is tested on its raw values: x >= cut is false
+ * for NaN (which sanitize makes -inf, never a survivor of a lite row, min_p > 0) and otherwise the same
+ * test; a group whose raw maximum is below the cut costs three fmaxf and a compare (fmaxf ignores NaN;
+ * four NaN give NaN, not below the cut: tested per token, where each fails). */
+template <int NG, class P>
+__device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, P pass) {
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const float cut = c.xcut;
+    int32_t ts = t0;
+    if (vec) {
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3);
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
+            float v[NG][4];
+            uint32_t words[NG];
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                words[u] = 0;
+                if (t + u * step < tv) {
+                    ms_cu_load4(c, t + u * step, v[u]);
+                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                const int32_t tg = t + u * step;
+                if (tg >= tv) continue;
+                const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
+                const float gm = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
+                if (!c.win && nib == 0 && gm < cut) continue;
+                uint32_t pm = 0;
+                if (!c.win && nib == 0) {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) pm |= (v[u][k] >= cut ? 1u : 0u) << k;
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x;
+                        if (c.win) {
+                            x = ms_cu_pen(c, v[u][k], tg + k);
+                        } else {
+                            x = ms__sanitize(v[u][k]);
+                            if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+                        }
+                        v[u][k] = x;
+                        pm |= (!(x < cut) ? 1u : 0u) << k;
+                    }
+                }
+                if (pm) pass(tg, v[u], pm);
+            }
+        }
+        ts = tv;
+    }
+    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
+        float x[4];
+        x[0] = ms_cu_x(c, t);
+        if (!(x[0] < cut)) pass(t, x, 1u);
+    }
+}
+
+#ifndef MS_CU_K2_BINSLACK
+#  define MS_CU_K2_BINSLACK 64 /* most entries a bin cut may list beyond k' before the radix select is used */
+#endif
+/* Round 12: a lite chunk with more than kk survivors lists those in the candidate bins
+ * (ms_cu_lbin, from the row max m, as K4 computes them) up to the first bin b where the count from the top
+ * reaches kk, instead of finding its kk-th key by a radix select (three barriers instead of ~16). Exact: the
+ * bin is non-increasing in y, so bins <= b are an upper set of the chunk's survivors in y with at least kk
+ * of them, hence they hold the chunk's top kk with ties, which is all ms_cu_lite_k needs; and every entry
+ * listed lies in bins <= b, so counting them all at b keeps K4's running counts at most the true ones.
+ * Returns MS_CU_LBINS (the caller takes the radix select) when bins <= b hold more than kk +
+ * MS_CU_K2_BINSLACK entries (survivors crowded into few bins: ties, a narrow row), so the candidates a row
+ * lists stay as few as the select's. h: 256 shared words; res: 1. Every thread gets the same answer. */
+__device__ __forceinline__ uint32_t ms_cu_k2_bincut(const ms_cu_row &c, float lscale, const unsigned long long *sbuf, uint32_t ns,
+                                    uint32_t kk, uint32_t *h, uint32_t *res) {
+    for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) h[i] = 0;
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
+        atomicAdd(&h[ms_cu_lbin(c, lscale, (uint32_t)(sbuf[i] >> 32))], 1u);
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        const int lane = threadIdx.x;
+        uint32_t sum = 0; /* the bins read twice from shared memory: fewer registers live */
+        for (int j = 0; j < 8; j++) sum += h[8 * lane + j];
+        uint32_t inc = sum;
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
+            if (lane >= o) inc += t;
+        }
+        uint32_t run = inc - sum;
+        for (int j = 0; j < 8; j++) {
+            const uint32_t nx = run + h[8 * lane + j];
+            if (nx >= kk && run < kk) res[0] = nx <= kk + MS_CU_K2_BINSLACK ? (uint32_t)(8 * lane + j) : (uint32_t)MS_CU_LBINS;
+            run = nx;
+        }
+    }
+    __syncthreads();
+    const uint32_t b = res[0];
+    if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[b < MS_CU_LBINS ? 2 : 3], 1ull);
+    __syncthreads(); /* res is written again by the radix select */
+    return b;
+}
+
 template <int NG>
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
+    uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
+    if (threadIdx.x == 0) *rn = 0;
     if (threadIdx.x == 0) *sn = 0;
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     uint64_t mym = 0;
     /* The few tokens that pass the cheap test on x (about 1-2% of a flat row) need a division, exp and
-     * staging: done inline, each one stalled its whole warp (K2 took twice K1's time). Each warp queues
-     * them in shared memory instead and runs the slow path 32 at a time, every lane busy. */
-    const int lane = threadIdx.x & 31;
-    unsigned long long *q = wq + (threadIdx.x >> 5) * MS_CU_WQ;
-    int qn = 0; /* the same in every lane of the warp; < 32 between groups, so < MS_CU_WQ */
-    ms_cu_for_chunk_w<NG, true>(
-        c, t0, t1, c.xcut,
-        [&](int32_t t, float x, bool ok) {
-            const bool pass = ok && !(x < c.xcut);
-            const unsigned bal = __ballot_sync(0xffffffffu, pass);
-            if (pass) q[qn + __popc(bal & ((1u << lane) - 1))] = ((unsigned long long)ms__f2u(x) << 32) | (uint32_t)t;
-            qn += __popc(bal);
-        },
-        [&]() {
-            while (qn >= 32) { /* from the back: no moves (the staging order does not matter) */
-                qn -= 32;
-                mym += ms_cu_k2_drain(c, q + qn, 32, sn, sbuf);
+     * staging: done inline, each one stalled its whole warp (K2 took twice K1's time); rounds 1-11 queued
+     * them per warp with a ballot a token (K2 instruction-bound at B=64).
+ Round 12: the tokens that pass the cheap test go to one block-wide stage (wq: MS_CU_HB entries of
+     * (x bits, t)) by a shared atomic each; after one barrier the warps run the slow path (division, exp,
+     * min-p's verdict, mass, staging of S0 in sbuf) over it 32 entries at a time, every lane busy. A
+     * chunk with more passing tokens than the stage holds (tied or very flat) drops the stage and re-reads
+     * itself with the slow path inline (from L2): the same survivors and masses, only slower; out of the
+     * scan's loop, which the stage's append alone keeps small. */
+    if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
+    ms_cu_k2_scan<NG>(c, t0, t1, [&](int32_t t, const float *x, uint32_t pm) {
+        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if ((pm >> k) & 1u) {
+                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+                i++;
             }
-        }
-        );
-    mym += ms_cu_k2_drain(c, q, qn, sn, sbuf);
+    });
+    __syncthreads();
+    if (*rn <= (uint32_t)MS_CU_HB) {
+        const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
+        for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
+            mym += ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf);
+    } else {
+        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[1], 1ull);
+        ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+            if (x < c.xcut) return;
+            const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (!el.s0) return;
+            mym += el.q;
+            const uint32_t j = atomicAdd(sn, 1u);
+            if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
+        });
+    }
     uint64_t m0;
     ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
     if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
     const uint32_t ns = *sn;
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
     if (ns <= MS_CU_STAGE_SH) {
-        uint32_t kth = 0;
+        uint32_t kth = 0, bcut = MS_CU_LBINS; /* bcut < MS_CU_LBINS: the chunk cut at that candidate bin */
+        const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c); /* +inf rows use no bins */
         if (ns > kk) {
-            ms_cu_keys_sh ks;
-            ks.v = sbuf;
-            ks.n = ns;
-            kth = ms_cu_kth_key(ks, kk, h, res);
+            if (!c.inf_row) bcut = ms_cu_k2_bincut(c, lscale, sbuf, ns, kk, h, res);
+            if (bcut == MS_CU_LBINS) { /* +inf rows, crowded bins: the radix select */
+                ms_cu_keys_sh ks;
+                ks.v = sbuf;
+                ks.n = ns;
+                kth = ms_cu_kth_key(ks, kk, h, res);
+            }
         }
         /* compact the kept entries; one global atomic per block */
         if (threadIdx.x == 0) keepn = 0;
@@ -873,7 +998,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 #pragma unroll
         for (int j = 0; j < MS_CU_LITE_PER; j++) {
             const uint32_t i = threadIdx.x + j * MS_CU_T123;
-            pos[j] = (i < ns && (uint32_t)(sbuf[i] >> 32) >= kth) ? atomicAdd(&keepn, 1u) : ~0u;
+            bool keep = i < ns && (uint32_t)(sbuf[i] >> 32) >= kth;
+            if (bcut < MS_CU_LBINS) keep = keep && ms_cu_lbin(c, lscale, (uint32_t)(sbuf[i] >> 32)) <= bcut;
+            pos[j] = keep ? atomicAdd(&keepn, 1u) : ~0u;
         }
         __syncthreads();
         if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
@@ -883,9 +1010,8 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
          * in kth's bin, one atomic (they all lie in that bin or above it, so every bin's running count
          * from the top stays at most the true one, which is all that K4's bound needs). */
         const bool lb = !c.inf_row && keepn > 0;
-        const float lscale = lb ? ms_cu_lbin_scale(c) : 0.0f;
         uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
-        if (lb && ns > kk && threadIdx.x == 0) atomicAdd(&gh[ms_cu_lbin(c, lscale, kth)], keepn);
+        if (lb && ns > kk && threadIdx.x == 0) atomicAdd(&gh[bcut < MS_CU_LBINS ? bcut : ms_cu_lbin(c, lscale, kth)], keepn);
 #pragma unroll
         for (int j = 0; j < MS_CU_LITE_PER; j++) {
             const uint32_t i = threadIdx.x + j * MS_CU_T123;
@@ -942,8 +1068,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (!f.k2run) return;
     if (ms_cu_lite_k(c, f) > 0) {
         /* In K2 rather than a kernel of its own: one launch fewer measured 2-12 us faster at every B
-         * (H200, B=1..256) although K2's registers allow fewer loads in flight. Queues in smass. */
-        static_assert((MS_CU_T123 / 32) * MS_CU_WQ <= MS_CU_HB, "the lite path's queues fit in smass");
+         * (H200, B=1..256) although K2's registers allow fewer loads in flight. The stage of tokens that
+         * pass the cheap test lives in smass (MS_CU_HB entries). */
         ms_cu_k2_lite<MS_CU_K2_NG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
         ms_cu_stamp(4);
         return;
@@ -1126,8 +1252,7 @@ __device__ unsigned long long ms_cu_mode_rows[8];
  * rows served by the lean path ms_cu_k4_lite [7], and those of them that took the block's trim [0]
  * (common paths, so not counted otherwise); round 11: [1] BAND chunks K3 served from K2's per-block masses
  * (ms_cu_k3_pb), [2] BAND draws whose chunk walk took 16-byte loads (ms_cu_draw_range). ([1] and [2] counted
- * round 8's fused rows, removed in round 11.) Defined before K3, which counts [1]. */
-__device__ int ms_cu_count_all;
+ * round 8's fused rows, removed in round 11.) ms_cu_count_all is defined before K2 (round 12's counters). */
 
 /* Round 11 (off by default; -DMS_CU_PB: on): K3 for a BAND row without the floor, when K2 left its
  * per-block bucket masses. The chunk's mass of S0 above the bound's bucket is the sum of this block's K2 masses of the buckets above it
@@ -3246,6 +3371,21 @@ extern "C" int ms__cuda_r11(void) {
     v |= 2;
 #endif
     return v;
+}
+
+/* Round 12's counters (ms_cu_k2_rows), out[4]: returns 3 (bit 0: the stage is built, bit 1: the bin cut is;
+ * both were switches, -DMS_CU_K2_ATOM and -DMS_CU_K2_BINSEL, until the round's device runs), MS_ECUDA on a
+ * CUDA error. */
+extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
+    unsigned long long v[4];
+    const int on = 1;
+    if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess ||
+        cudaMemcpyFromSymbol(v, ms_cu_k2_rows, sizeof v) != cudaSuccess) {
+        cudaGetLastError();
+        return MS_ECUDA;
+    }
+    for (int i = 0; i < 4; i++) out[i] = v[i];
+    return 3; /* both built (the default since round 12) */
 }
 
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {

@@ -48,6 +48,12 @@ int ms__cuda_r11(void);
 /* Round 11 (tests only): the smallest chunk for each of the two (default 8192 and 24576 tokens; -1: the
  * default, 0: every step). Read at launch, on the host. */
 void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv);
+/* Round 12 (tests only), counted since the process started once this or ms__cuda_mode_rows was called: K2 lite
+ * blocks that ran the block-wide stage, out[0], and those whose stage overflowed (the chunk re-read), out[1];
+ * lite chunks cut by the candidate bins, out[2], and those whose bins were too crowded (the radix select),
+ * out[3]. Returns 3 (bit 0: the stage is built, bit 1: the bin cut is; both switches until the round's device
+ * runs, the default since), MS_ECUDA on a CUDA error; waits for the device. */
+int ms__cuda_k2_rows(uint64_t out[4]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */

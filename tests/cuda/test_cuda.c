@@ -376,6 +376,45 @@ static void gen_row_fused(ms_trng *g, float *x, int32_t width, int32_t V, const 
     }
 }
 
+/* Rows for round 12's K2 stage (the tokens that pass the cheap test on x appended to one block-wide stage of
+ * MS_CU_HB = 2048 entries; more than that and the chunk re-reads itself) and its bin cut (a chunk with more
+ * than k' survivors lists those in the candidate bins up to the k'-th's; crowded bins take the radix
+ * select: ties, narrow rows, V=111). The row knows
+ * its request's T and min-p: flat rows (~1% pass); nearly flat and all-equal rows (every token passes: the
+ * stage overflows at every chunk size over 2048); a fraction of 5-20% of the tokens inside min-p's band and
+ * the rest far below (around 2048 passing tokens in a B=64 chunk of 18992: some chunks overflow, some just
+ * fit); a coarse grid (ties at a chunk's k'-th key); a narrow band where the seen set's penalty moves tokens
+ * across the cut (every 8th token high, so groups of 4 mix penalised and high tokens); aligned groups of four
+ * NaN (their fmaxf is NaN: the group is not skipped, each NaN fails per token), -inf runs, +inf tokens. */
+static void gen_row_stage(ms_trng *g, float *x, int32_t width, int32_t V, const ms_req_config *cfg) {
+    static const double fracs[] = {0.05, 0.105, 0.108, 0.112, 0.2};
+    const int shape = (int)ms_trng_below(g, 8);
+    const float T = cfg->temperature > 0.0f ? cfg->temperature : 1.0f;
+    const float lnp = cfg->min_p > 0.0f ? logf(cfg->min_p) : -5.0f;
+    const double frac = fracs[ms_trng_below(g, 5)];
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g);
+        if (shape == 1) v *= 0.02;
+        if (shape == 2) v = 0.5;
+        if (shape == 3) v = ms_trng_unit(g) < frac ? 5.0 + T * lnp * ms_trng_unit(g) : -30.0;
+        if (shape == 4) v = floor(v * 4.0) / 4.0;
+        if (shape == 5) v = (t & 7) == 0 ? 3.0 + 0.3 * v : 0.3 * v;
+        if (shape == 6 && ms_trng_below(g, 50) == 0) v = -INFINITY;
+        x[t] = (float)v;
+    }
+    if (shape == 6 && V >= 8) {
+        for (int i = 0; i < 20; i++) {
+            const int32_t t0 = (int32_t)ms_trng_below(g, (uint32_t)(V / 4)) * 4;
+            for (int32_t t = t0; t < t0 + 4 && t < V; t++) x[t] = NAN;
+        }
+        x[ms_trng_below(g, (uint32_t)V)] = 6.0f;
+    }
+    if (shape == 7) {
+        x[ms_trng_below(g, (uint32_t)V)] = INFINITY;
+        x[ms_trng_below(g, (uint32_t)V)] = NAN;
+    }
+}
+
 /* Mostly lite rows (min-p and a top-k <= 64 in the default order), mixed with rows of the other paths in
  * the same batch: the HF order, a top-k over 2048 or none, greedy, a window penalty. */
 static ms_req_config gen_cfg_fused(ms_trng *g) {
@@ -410,6 +449,7 @@ typedef struct idcase {
     bool bins;       /* gen_cfg_bins / gen_row_bins */
     bool fused;      /* gen_cfg_fused / gen_row_fused: rows at min-p's edges */
     bool edge;       /* gen_cfg_edge / gen_row_edge: round 11, rows at K2's bucket edges */
+    bool stage;      /* gen_cfg_fused / gen_row_stage: round 12, rows for K2's block-wide stage */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -475,7 +515,7 @@ static void run_case(idcase *c) {
     static _Thread_local ms_req_config fcfg[256]; /* the requests' settings (gen_row_fused) */
     for (int32_t i = 0; i < n_req; i++) {
         ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                          : c->fused ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                          : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         if (i < 256) fcfg[i] = cfg;
         req[i] = next_rid++;
@@ -510,10 +550,11 @@ static void run_case(idcase *c) {
             else if (c->bins) gen_row_bins(&g, xf, width, V);
             else if (c->topp) gen_row_topp(&g, xf, width, V);
             else if (c->band) gen_row_band(&g, xf, width, V);
-            else if (c->fused || c->edge) {
+            else if (c->fused || c->edge || c->stage) {
                 int32_t i = 0; /* the row's request, for its T and min-p */
                 while (i + 1 < n_req && i + 1 < 256 && req[i] != rids[r]) i++;
                 if (c->fused) gen_row_fused(&g, xf, width, V, &fcfg[i]);
+                else if (c->stage) gen_row_stage(&g, xf, width, V, &fcfg[i]);
                 else gen_row_edge(&g, xf, width, V, &fcfg[i]);
             }
             else gen_row(&g, xf, width, V);
@@ -582,7 +623,7 @@ static void run_case(idcase *c) {
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
             ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                              : c->fused ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                              : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             if (i < 256) fcfg[i] = cfg;
             req[i] = next_rid++;
@@ -890,6 +931,62 @@ TEST(cuda_identity_minp_edges) {
     const uint64_t lean = after[7] - before[7];
     printf("  min-p edge rows: served by K4's lean path %llu\n", (unsigned long long)lean);
     CHECK_MSG(lean > 0, "no min-p edge row took K4's lean path");
+}
+
+/* Round 12's K2 stage and bin cut (gen_row_stage, mixed with rows of the other paths: the HF order, greedy, a
+ * window penalty, a top-k over 2048): fp32 x V {111, 32000, 151936, 262144} x B {1, 64}; bf16 and fp16 at V
+ * 151936 B {1, 64}; fp16 V 262144 B 64; fp32 V 151936 B 256; two steps. Tokens, statuses and one ms_explain a
+ * step equal to the reference; where the stage is built (ms__cuda_k2_rows, bit 0) blocks must have run it,
+ * some must have overflowed it and some not; where the bin cut is (bit 1), chunks must have been cut by the
+ * bins and some (crowded bins) by the radix select. Quick (compute-sanitizer): fp32 V 151936 B 64 (chunks of
+ * 18992: the overflow) and V 32000 B 1, one step. */
+TEST(cuda_identity_k2_stage) {
+    need_device("cuda_identity_k2_stage");
+    static const int32_t Vs[] = {111, 32000, 151936, 262144};
+    uint64_t before[4], after[4];
+    const int built = ms__cuda_k2_rows(before);
+    REQUIRE(built >= 0);
+    idcase cases[16];
+    int n = 0;
+    for (int k = 0; k < 14; k++) {
+        int32_t V, B;
+        ms_dtype d = MS_DTYPE_F32;
+        if (k < 8) V = Vs[k / 2], B = k % 2 ? 64 : 1;
+        else if (k < 12) V = 151936, B = k % 2 ? 64 : 1, d = k < 10 ? MS_DTYPE_BF16 : MS_DTYPE_F16;
+        else if (k == 12) V = 262144, B = 64, d = MS_DTYPE_F16;
+        else V = 151936, B = 256;
+        if (quick() && !(V == 151936 && B == 64 && d == MS_DTYPE_F32) && !(V == 32000 && B == 1)) continue;
+        memset(&cases[n], 0, sizeof cases[n]);
+        cases[n].V = V;
+        cases[n].B = B;
+        cases[n].dtype = d;
+        cases[n].steps = quick() ? 1 : 2;
+        cases[n].spec_vocab = true;
+        cases[n].stage = true;
+        cases[n].seed = 0x57a60000u + (uint64_t)n;
+        n++;
+    }
+    run_cases(cases, n);
+    REQUIRE(ms__cuda_k2_rows(after) >= 0);
+    uint64_t dl[4];
+    for (int i = 0; i < 4; i++) dl[i] = after[i] - before[i];
+    printf("  K2 stage (%s): blocks that ran it %llu, overflowed (re-read) %llu; bin cut (%s): chunks cut by "
+           "bins %llu, by the radix select (crowded) %llu\n",
+           built & 1 ? "built" : "not built", (unsigned long long)dl[0], (unsigned long long)dl[1],
+           built & 2 ? "built" : "not built", (unsigned long long)dl[2], (unsigned long long)dl[3]);
+    if (built & 1) {
+        CHECK_MSG(dl[0] > 0, "no K2 lite block ran the stage");
+        CHECK_MSG(dl[1] > 0, "no K2 lite block overflowed the stage");
+        CHECK_MSG(dl[1] < dl[0], "every K2 lite block overflowed the stage");
+    } else {
+        CHECK_MSG(dl[0] == 0 && dl[1] == 0, "the stage's counters moved in a build without it");
+    }
+    if (built & 2) {
+        CHECK_MSG(dl[2] > 0, "no K2 lite chunk was cut by the bins");
+        CHECK_MSG(dl[3] > 0, "no K2 lite chunk had crowded bins (the radix select)");
+    } else {
+        CHECK_MSG(dl[2] == 0 && dl[3] == 0, "the bin cut's counters moved in a build without it");
+    }
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
