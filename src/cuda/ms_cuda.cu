@@ -885,8 +885,8 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
     }
 }
 
-#ifndef MS_CU_K2_BINSLACK
-#  define MS_CU_K2_BINSLACK 64 /* most entries a bin cut may list beyond k' before the radix select is used */
+#ifndef MS_CU_K2_BINSLACK /* most entries a bin cut may list beyond k' before the radix select is used */
+#  define MS_CU_K2_BINSLACK(kk) ((kk) / 8u + 8u)
 #endif
 /* Round 12: a lite chunk with more than kk survivors lists those in the candidate bins
  * (ms_cu_lbin, from the row max m, as K4 computes them) up to the first bin b where the count from the top
@@ -895,8 +895,9 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
  * of them, hence they hold the chunk's top kk with ties, which is all ms_cu_lite_k needs; and every entry
  * listed lies in bins <= b, so counting them all at b keeps K4's running counts at most the true ones.
  * Returns MS_CU_LBINS (the caller takes the radix select) when bins <= b hold more than kk +
- * MS_CU_K2_BINSLACK entries (survivors crowded into few bins: ties, a narrow row), so the candidates a row
- * lists stay as few as the select's. h: 256 shared words; res: 1. Every thread gets the same answer. */
+ * MS_CU_K2_BINSLACK(kk) entries (survivors crowded into few bins: ties, a narrow row), so a row lists at most
+ * G (9 kk / 8 + 8) candidates where the select listed G kk (a constant slack of 64 could have sent a B=1 row's
+ * 149 chunks past K4's 8192). h: 256 shared words; res: 1. Every thread gets the same answer. */
 __device__ __forceinline__ uint32_t ms_cu_k2_bincut(const ms_cu_row &c, float lscale, const unsigned long long *sbuf, uint32_t ns,
                                     uint32_t kk, uint32_t *h, uint32_t *res) {
     for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) h[i] = 0;
@@ -916,7 +917,7 @@ __device__ __forceinline__ uint32_t ms_cu_k2_bincut(const ms_cu_row &c, float ls
         uint32_t run = inc - sum;
         for (int j = 0; j < 8; j++) {
             const uint32_t nx = run + h[8 * lane + j];
-            if (nx >= kk && run < kk) res[0] = nx <= kk + MS_CU_K2_BINSLACK ? (uint32_t)(8 * lane + j) : (uint32_t)MS_CU_LBINS;
+            if (nx >= kk && run < kk) res[0] = nx <= kk + MS_CU_K2_BINSLACK(kk) ? (uint32_t)(8 * lane + j) : (uint32_t)MS_CU_LBINS;
             run = nx;
         }
     }
