@@ -211,6 +211,22 @@ __device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float
         for (int k = 0; k < 4; k++) v[k] = c.dtype == MS_DTYPE_BF16 ? ms__bf16_to_f32(h[k]) : ms__f16_to_f32(h[k]);
     }
 }
+/* Loads NG groups of 4 values (t, t + step, ...; those at or past tv are left alone) and, for the
+ * presence penalty, the 32-bit half of the seen set's word that holds each group (a group of 4, t a
+ * multiple of 4, lies in one word): all issued before any is used, so each iteration waits for one
+ * memory latency, not two in a row. Shared by every pass over a chunk. */
+template <int NG>
+__device__ __forceinline__ void ms_cu_load_groups(const ms_cu_row &c, int32_t t, int32_t step, int32_t tv,
+                                                  float (&v)[NG][4], uint32_t (&words)[NG]) {
+#pragma unroll
+    for (int u = 0; u < NG; u++) {
+        words[u] = 0;
+        if (t + u * step < tv) {
+            ms_cu_load4(c, t + u * step, v[u]);
+            if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+        }
+    }
+}
 /* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
 template <int NG = 4, class F>
 __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
@@ -224,17 +240,7 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG]; /* the 32-bit half of the seen set's word that holds the group */
-            /* the seen-set words are loaded with the logits, not after them: otherwise every
-             * iteration waits for two memory latencies in a row */
-#pragma unroll
-            for (int u = 0; u < NG; u++) {
-                words[u] = 0;
-                if (t + u * step < tv) {
-                    ms_cu_load4(c, t + u * step, v[u]);
-                    /* a group of 4 (t multiple of 4) lies in one 64-bit word of the seen set */
-                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
-                }
-            }
+            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -277,14 +283,7 @@ __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-#pragma unroll
-            for (int u = 0; u < NG; u++) {
-                words[u] = 0;
-                if (t + u * step < tv) {
-                    ms_cu_load4(c, t + u * step, v[u]);
-                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
-                }
-            }
+            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -631,14 +630,7 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-#pragma unroll
-            for (int u = 0; u < NG; u++) {
-                words[u] = 0;
-                if (t + u * step < tv) {
-                    ms_cu_load4(c, t + u * step, v[u]);
-                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
-                }
-            }
+            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -840,14 +832,7 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-#pragma unroll
-            for (int u = 0; u < NG; u++) {
-                words[u] = 0;
-                if (t + u * step < tv) {
-                    ms_cu_load4(c, t + u * step, v[u]);
-                    if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
-                }
-            }
+            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
