@@ -654,6 +654,19 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
     return m;
 }
 
+#ifdef MS_CU_K0
+/* K0 (-DMS_CU_K0): zeroes the step's row stats, which K1's atomics accumulate into, in place of a memset
+ * node. A memset node ends before K1's first block starts; K0 lets K1 launch at once (PDL) and K1 reads
+ * its whole chunk before it waits for K0, just ahead of its atomics. The stats are n rows of 8-byte
+ * words (the workspace is 256-byte aligned); one block. */
+__global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n) {
+    ms_cu_pdl_go();
+    unsigned long long *w = (unsigned long long *)stats;
+    const size_t nw = (size_t)n * sizeof(ms_cu_rowstat) / sizeof(unsigned long long);
+    for (size_t i = threadIdx.x; i < nw; i += blockDim.x) w[i] = 0;
+}
+#endif
+
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -715,6 +728,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
         v1 = ms_cu_warp_max_u64(v1);
         if (lane == 0) {
             ms_cu_rowstat *st = &a.stats[r];
+#ifdef MS_CU_K0
+            ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
+#endif
             if (c.greedy) {
                 if (v0) atomicMax(&st->gbest, v0);
                 if (v1) atomicMax(&st->gfree, v1);
@@ -3211,14 +3227,21 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
         a.drawv = chunk >= ms_cu_drawv_min;
     }
-    /* one memset node: the stats (K1 of this step reads them zeroed) */
-    cudaError_t e = cudaMemsetAsync(a.stats, 0, (size_t)n * sizeof(ms_cu_rowstat), st->stream);
-    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     void (*k1)(ms_cu_args) = ms_cu_k1;
     void (*k2)(ms_cu_args) = ms_cu_k2;
     void (*k4)(ms_cu_args) = ms_cu_k4;
+#ifdef MS_CU_K0
+    cudaError_t e = cudaSuccess;
+    static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
+    ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
+    if (!st->pdl) k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+#else
+    /* one memset node: the stats (K1 of this step reads them zeroed) */
+    cudaError_t e = cudaMemsetAsync(a.stats, 0, (size_t)n * sizeof(ms_cu_rowstat), st->stream);
+    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: memset");
     k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+#endif
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -3230,7 +3253,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.stream = st->stream;
         cfg.attrs = at;
         cfg.numAttrs = 1;
+#ifdef MS_CU_K0
+        e = cudaLaunchKernelEx(&cfg, k1, a); /* its pass overlaps K0; it waits for K0 before its atomics */
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+#else
         e = cudaLaunchKernelEx(&cfg, k2, a);
+#endif
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
