@@ -169,6 +169,9 @@ struct ms_cu_row {
     int32_t hist_cap, w_eff;
     const uint64_t *stop;
     uint32_t *wfilt; /* shared 8192-bit filter of the window's tokens */
+#ifdef MS_CU_ONEREAD
+    bool oneread; /* round 13: K4 takes this row's candidates from K2's one-read path (ms_cu_onread) */
+#endif
 };
 
 __device__ __forceinline__ float ms_cu_load(const void *row, int dtype, int32_t t) {
@@ -386,6 +389,9 @@ __device__ void ms_cu_row_setup(ms_cu_row &c, const ms_cu_slot *slots, int32_t s
     c.inf_row = false;
     c.minp_cut = -INFINITY;
     c.xcut = -INFINITY;
+#ifdef MS_CU_ONEREAD
+    c.oneread = false;
+#endif
     if (c.win) {
         for (int i = threadIdx.x; i < 256; i += blockDim.x) wfilt[i] = 0;
         __syncthreads();
@@ -597,6 +603,9 @@ struct ms_cu_args {
     unsigned long long *pb;         /* round 11 (off; -DMS_CU_PB on): rows * G * MS_CU_HB, each K2 block's
                                      * bucket masses of its chunk; NULL when off for this step (ms_cu_launch) */
     int32_t drawv;                  /* round 11 (on; -DMS_CU_NO_DRAWV off): K4's BAND walk with 16-byte loads this step */
+#ifdef MS_CU_ONEREAD
+    int32_t oneread;                /* round 13 (-DMS_CU_ONEREAD): the one-read path for lite rows this step (ms_cu_launch) */
+#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -604,6 +613,22 @@ __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r)
     if (s < 0 || s >= a.capacity || !a.slots[s].used) return -1;
     return s;
 }
+
+#ifdef MS_CU_ONEREAD
+/* Round 13 (-DMS_CU_ONEREAD, written without a device: never run): a lite row (ms_cu_lite_k) of the default
+ * order, not greedy, without a window penalty, in a step whose chunks the host found large enough (a.oneread),
+ * and whose chunks' lists (at most k' + k'/8 + 8 each, ms_cu_k2_bincut's slack) fit K4's MS_CU_CAND. Then K1
+ * skips the row, each K2 block finds its own chunk's max and its candidates in one pass over the chunk (the
+ * superset C of min-p's survivors from the chunk max, ms_cu_k2_one), and K4 applies min-p's exact test with
+ * the true max. The HF order is left out: its top-p needs S0's whole mass m0, which needs the row max in K2.
+ * Computed from the slot's fields only (K4's lean path has no window filter), so K1, K2 and K4 agree: the
+ * window test is on the settings (rep != 1 and a window), a superset of the rows with c.win. */
+__device__ __forceinline__ bool ms_cu_onread(const ms_cu_args &a, const ms_cu_row &c, const ms_cu_filt &f) {
+    const int32_t kk = ms_cu_lite_k(c, f);
+    return a.oneread && kk > 0 && !c.sl.top_p_first && !(c.sl.temperature < MS_GREEDY_TEMPERATURE) &&
+           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)a.G * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND;
+}
+#endif
 
 __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long long v) {
     for (int o = 16; o > 0; o >>= 1) {
@@ -678,6 +703,11 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+#ifdef MS_CU_ONEREAD
+    /* round 13: K2 finds this row's max itself; nothing of K1's is read for it (no bins are cleared: K2 and
+     * K4 use none for it). The verdict is the row's, so the whole block returns (no barrier follows). */
+    if (!c.greedy && ms_cu_onread(a, c, ms_cu_filters(c))) return;
+#endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     unsigned long long v0 = 0, v1 = 0;
@@ -1042,6 +1072,235 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 }
 
 
+#ifdef MS_CU_ONEREAD
+/* ---- round 13 (-DMS_CU_ONEREAD; written without a device, never run): K2's one-read path ------------------
+ * For a row of ms_cu_onread, K1 returns at once and each K2 block, before its PDL wait (it reads nothing K1
+ * writes), finds its own chunk's max and its candidates in one pass over the chunk. Why exact (docs/cuda.md,
+ * round 13): ms__exp is monotone non-decreasing over d <= 0 (tests/test_math.c exp_monotone_every_input), so
+ * for the chunk's max cm <= the row's m, C = {y : ms__exp(fl(y - cm)) >= min_p} holds every token of the chunk
+ * in S0 = {y : ms__exp(fl(y - m)) >= min_p} (fl(y - cm) >= fl(y - m): the rounding is monotone). The chunk's
+ * top k' of C (ties kept) holds every token of the chunk that the row's top-k of S0 keeps: a token s of S0
+ * with k' tokens of C strictly above it has k' tokens of S0 above it (S0 is an upper set in y), so top-k drops
+ * it. K4 keeps the listed tokens of S0 (min-p's exact test from the true m): a subset of S0 holding the row's
+ * top k' of S0, whose own top k' is that set, as the lite path's lists (ms_cu_lite_k). No m0: the default
+ * order's top-p uses only the top-k set's masses (ms_cu_k4_filter, ms_cu_k4_cand with f.k > 0). */
+
+/* Round 13's counters (ms__cuda_oneread; counted once a test has asked): K2 blocks that took the one-read path
+ * [0], those whose pass stage overflowed (the chunk re-read from L2 with the cut from its max) [1], those with
+ * more tokens of C than sbuf holds (the radix select over re-reads) [2]; rows K4's lean path served from them [3]. */
+__device__ unsigned long long ms_cu_or_rows[4];
+
+/* ms_cu_set_m's cut on x for a row max whose x is mx (the same formula from m = fl(mx / T), hence the same
+ * premise: a token with x below it has fl(fl(x / T) - m) < minp_cut, so ms__exp of it < min_p); -inf when
+ * the bound is not finite (every token is then tested). minp_cut = logf(min_p) - 0.01f (min-p on). A cut from
+ * any lower bound mx of the chunk's max is valid for the chunk's max cm itself: fl(y - cm) <= fl(y - m_lb) and
+ * ms__exp is monotone, so a token it drops has ms__exp(fl(y - cm)) < min_p too, outside C. */
+__device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut, float mx) {
+    const float T = c.sl.temperature;
+    const float m = mx / T;
+    if (ms__is_pos_inf(m)) return -INFINITY;
+    float v = (m + minp_cut) * T;
+    v = v - (fabsf(v) + (fabsf(m) + fabsf(minp_cut)) * T) * 1e-5f;
+    return isfinite(v) ? v : -INFINITY;
+}
+
+/* ms_cu_k2_scan's pass with the cut from a lower bound of the chunk's max, raised as the pass goes: each thread
+ * keeps the running max rm of its penalised x (fmaxf over raw values ignores NaN, which sanitize makes -inf,
+ * as ms_cu_chunk_max; a penalised group's values are sanitised and penalised first), and after each step's
+ * NG groups its warp's max goes to the block's *smax (one shared atomicMax a warp, whose old value brings
+ * the other warps' maxima back): the cut is recomputed when that bound rises. Loops run by whole warps (the
+ * warp's first thread's position decides, as ms_cu_for_chunk_w), so that the warp operations see every lane.
+ * Returns the thread's max of x over all its tokens (the tail's too). Unaligned chunks test their tokens
+ * one by one against -inf (every token staged: slow, exact). Rows without a window penalty only. */
+template <int NG, class P>
+__device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
+                                                uint32_t *smax, P pass) {
+    const unsigned FULL = 0xffffffffu;
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const int32_t wl = (int32_t)(threadIdx.x & ~31u);
+    float rm = ms__neg_inf(), cut = -INFINITY;
+    uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
+    int32_t ts = t0;
+    if (vec) {
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3);
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
+            float v[NG][4];
+            uint32_t words[NG];
+            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+            float gm[NG];
+            uint32_t nib[NG];
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                const int32_t tg = t + u * step;
+                nib[u] = 0;
+                gm[u] = ms__neg_inf();
+                if (tg >= tv) continue;
+                nib[u] = (words[u] >> (tg & 31)) & 15u;
+                if (nib[u]) {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x = ms__sanitize(v[u][k]);
+                        if ((nib[u] >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+                        v[u][k] = x;
+                    }
+                }
+                gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
+                rm = fmaxf(rm, gm[u]);
+            }
+            /* the block's max so far: tokens of this chunk, so a lower bound of its max */
+            uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
+            if ((threadIdx.x & 31) == 0) {
+                const uint32_t o = atomicMax(smax, wk);
+                wk = o > wk ? o : wk;
+            }
+            wk = __shfl_sync(FULL, wk, 0);
+            if (wk != ck) { /* warp-uniform */
+                ck = wk;
+                cut = ms_cu_or_cut(c, minp_cut, ms_cu_unkey(wk));
+            }
+#pragma unroll
+            for (int u = 0; u < NG; u++) {
+                const int32_t tg = t + u * step;
+                if (tg >= tv) continue;
+                /* as ms_cu_k2_scan: raw values where no penalty touches the group (NaN >= cut is false; a
+                 * group of four NaN has gm NaN, not below the cut, and fails token by token) */
+                if (gm[u] < cut) continue;
+                uint32_t pm = 0;
+#pragma unroll
+                for (int k = 0; k < 4; k++) pm |= (v[u][k] >= cut ? 1u : 0u) << k;
+                if (pm) pass(tg, v[u], pm);
+            }
+        }
+        ts = tv;
+    }
+    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
+        float x[4];
+        x[0] = ms_cu_x(c, t);
+        rm = fmaxf(rm, x[0]);
+        if (!(x[0] < cut)) pass(t, x, 1u);
+    }
+    return rm;
+}
+
+/* K2 for a row of ms_cu_onread, by the whole block, before its PDL wait (the caller waits after it returns,
+ * on every path: K3 and K4 wait for K2 alone, and K2's wait covers K1's completion). Every branch below is
+ * block-uniform: each reads shared values after a barrier (*rn, smax, *sn) or the row's settings. With
+ * -DMS_CU_K0 the stats are zeroed by K0, which only K1 waits for, so this block waits before its first global
+ * atomic (maxkey, cand_n). */
+template <int NG>
+__device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
+                             uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn,
+                             unsigned long long *wq) {
+    __shared__ uint32_t res[2], keepn, sbase, smax;
+    uint32_t *rn = res; /* the pass stage's count (res is free until the bin cut or the select) */
+    if (threadIdx.x == 0) {
+        *rn = 0;
+        *sn = 0;
+        smax = 0;
+    }
+    __syncthreads();
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[0], 1ull);
+    const float minp_cut = logf(c.sl.min_p) - 0.01f; /* as ms_cu_set_m */
+    const float rm = ms_cu_k2_scan1<NG>(c, t0, t1, minp_cut, &smax, [&](int32_t t, const float *x, uint32_t pm) {
+        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if ((pm >> k) & 1u) {
+                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+                i++;
+            }
+    });
+    { /* the chunk's max: every thread's, the tail's tokens included */
+        const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
+        if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
+    }
+    __syncthreads();
+    /* cm = fl(cm_x / T), K1's key of it for the row's maxkey. No finite y in the chunk (all -inf, or x / T
+     * rounds to -inf): none of its tokens is in S0 (w = 0 when m > -inf; the row is empty when m = -inf),
+     * and the row's maxkey needs nothing from it (K1's key(-inf) and the memset's 0 read the same). */
+    const uint32_t cxk = smax;
+    if (cxk <= MS_CU_KEY_NEGINF) return;
+    const uint32_t mk = ms_cu_key(ms_cu_unkey(cxk) / c.sl.temperature);
+    if (mk <= MS_CU_KEY_NEGINF) return;
+    ms_cu_set_m(c, mk); /* m = cm (<= the row's), its +inf rule, min-p's pre-filters from it */
+    if (*rn <= (uint32_t)MS_CU_HB) {
+        const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
+        for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
+            (void)ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf); /* C's test: s0 against cm */
+    } else {
+        /* the pass stage overflowed: the chunk again (from L2), cut from its max */
+        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
+        ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+            if (x < c.xcut) return;
+            const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (!el.s0) return;
+            const uint32_t j = atomicAdd(sn, 1u);
+            if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
+        });
+    }
+    __syncthreads(); /* C's tokens staged (sn, sbuf) */
+#ifdef MS_CU_K0
+    ms_cu_pdl_wait(); /* K0's zeroed stats: K2's wait covers K1, which waited for K0 */
+#endif
+    if (threadIdx.x == 0) atomicMax(&st->maxkey, mk); /* the row's m, as K1 would have published it */
+    const uint32_t ns = *sn;
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+    if (ns <= MS_CU_STAGE_SH) {
+        /* the chunk's top k' of C, ties kept: the bin cut from cm (bins non-increasing in y: an upper set of C
+         * with at least k', as round 12's from m) or the radix select; nothing counted in the candidate bins,
+         * which K4 does not read for these rows */
+        uint32_t kth = 0, bcut = MS_CU_LBINS;
+        const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c);
+        if (ns > kk) {
+            if (!c.inf_row) bcut = ms_cu_k2_bincut(c, lscale, sbuf, ns, kk, h, res);
+            if (bcut == MS_CU_LBINS) {
+                ms_cu_keys_sh ks;
+                ks.v = sbuf;
+                ks.n = ns;
+                kth = ms_cu_kth_key(ks, kk, h, res);
+            }
+        }
+        if (threadIdx.x == 0) keepn = 0;
+        __syncthreads();
+        uint32_t pos[MS_CU_LITE_PER];
+#pragma unroll
+        for (int j = 0; j < MS_CU_LITE_PER; j++) {
+            const uint32_t i = threadIdx.x + j * MS_CU_T123;
+            bool keep = i < ns && (uint32_t)(sbuf[i] >> 32) >= kth;
+            if (bcut < MS_CU_LBINS) keep = keep && ms_cu_lbin(c, lscale, (uint32_t)(sbuf[i] >> 32)) <= bcut;
+            pos[j] = keep ? atomicAdd(&keepn, 1u) : ~0u;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < MS_CU_LITE_PER; j++) {
+            const uint32_t i = threadIdx.x + j * MS_CU_T123;
+            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = sbuf[i];
+        }
+        return;
+    }
+    /* more tokens of C than sbuf holds (ns > MS_CU_STAGE_SH >= kk): the k'-th key of C by re-reading */
+    if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[2], 1ull);
+    ms_cu_keys_chunk kc;
+    kc.c = &c;
+    kc.t0 = t0;
+    kc.t1 = t1;
+    const uint32_t kth = ms_cu_kth_key(kc, kk, h, res);
+    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0 || e.key < kth) return;
+        uint32_t i = atomicAdd(&st->cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+}
+#endif
+
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -1062,6 +1321,17 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     if (c.greedy) return;
+#ifdef MS_CU_ONEREAD
+    {
+        const ms_cu_filt f1 = ms_cu_filters(c);
+        if (ms_cu_onread(a, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
+            ms_cu_k2_one<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
+            ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
+            ms_cu_stamp(4);
+            return;
+        }
+    }
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
@@ -2539,6 +2809,11 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         if (j >= PF && i < n_all) v = g[i];
         bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
                   (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+#ifdef MS_CU_ONEREAD
+        /* round 13: K2 listed its chunk's top k' of C (min-p from the chunk's max): min-p's exact test from
+         * the true m keeps those of S0 (ms_cu_from_y, as every other path decides it) */
+        if (c.oneread && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+#endif
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
         if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
@@ -2632,6 +2907,10 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
     c.sl.top_p_first = sp->top_p_first;
     c.sl.seed = sp->seed;
     c.sl.n = sp->n;
+#ifdef MS_CU_ONEREAD
+    c.sl.rep = sp->rep; /* ms_cu_onread's window test */
+    c.sl.window = sp->window;
+#endif
     if (!used || c.sl.temperature < MS_GREEDY_TEMPERATURE) return false;
     c.V = a.V;
     c.filters = a.apply_filters;
@@ -2671,7 +2950,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const int32_t n_all = (int32_t)cand_n;
     uint32_t bmax = MS_CU_LBINS - 1;
     float lscale = 0.0f;
-    if (!c.inf_row && n_all > kk) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
+    if (!c.inf_row && n_all > kk
+#ifdef MS_CU_ONEREAD
+        && !c.oneread /* round 13: nothing binned (K2 does not know m): every candidate listed */
+#endif
+    ) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
@@ -2706,6 +2989,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         }
         atomicAdd(&ms_cu_mode_rows[7], 1ull);
         if (trim) atomicAdd(&ms_cu_mode_rows[0], 1ull);
+#ifdef MS_CU_ONEREAD
+        if (c.oneread) atomicAdd(&ms_cu_or_rows[3], 1ull);
+#endif
     }
     if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
@@ -2737,6 +3023,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         ms_cu_filt lf = {};
         int32_t lkk = 0;
         if (ms_cu_k4_lean(a, r, lc, lf, lkk)) { /* the same verdict in every thread */
+#ifdef MS_CU_ONEREAD
+            lc.oneread = ms_cu_onread(a, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
+#endif
             if (threadIdx.x == 0) lite_n = 0;
             const float lsc = ms_cu_lbin_scale(lc);
             const uint64_t dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
@@ -3171,6 +3460,15 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
 #define MS_CU_DRAWV_MINCHUNK 24576
 #endif
 static int32_t ms_cu_pb_min = MS_CU_PB_MINCHUNK, ms_cu_drawv_min = MS_CU_DRAWV_MINCHUNK;
+#ifdef MS_CU_ONEREAD
+/* Round 13 (never run): the one-read path for lite rows from this chunk size (at B=1 a row's ~1024-token chunks
+ * have maxima far below the row's, so their superset C would be long; at V=151936 8192 enables B >= 32). Tests
+ * lower it (ms__cuda_oneread). */
+#ifndef MS_CU_ONEREAD_MINCHUNK
+#define MS_CU_ONEREAD_MINCHUNK 8192
+#endif
+static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
+#endif
 extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
     ms_cu_pb_min = pb < 0 ? MS_CU_PB_MINCHUNK : pb;
     ms_cu_drawv_min = drawv < 0 ? MS_CU_DRAWV_MINCHUNK : drawv;
@@ -3226,6 +3524,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
         a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
         a.drawv = chunk >= ms_cu_drawv_min;
+#ifdef MS_CU_ONEREAD
+        a.oneread = chunk >= ms_cu_or_min; /* from B and V alone: the same in a captured graph */
+#endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     void (*k1)(ms_cu_args) = ms_cu_k1;
@@ -3400,6 +3701,28 @@ extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
     }
     for (int i = 0; i < 4; i++) out[i] = v[i];
     return 3; /* both built (the default since round 12) */
+}
+
+/* Round 13's switch and counters (ms_cu_or_rows): see ms_cuda.h. */
+extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[4]) {
+#ifdef MS_CU_ONEREAD
+    if (minchunk != -2) ms_cu_or_min = minchunk < 0 ? MS_CU_ONEREAD_MINCHUNK : minchunk;
+    if (!out) return 1;
+    unsigned long long v[4];
+    const int on = 1;
+    if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess ||
+        cudaMemcpyFromSymbol(v, ms_cu_or_rows, sizeof v) != cudaSuccess) {
+        cudaGetLastError();
+        return MS_ECUDA;
+    }
+    for (int i = 0; i < 4; i++) out[i] = v[i];
+    return 1;
+#else
+    (void)minchunk;
+    if (out)
+        for (int i = 0; i < 4; i++) out[i] = 0;
+    return 0;
+#endif
 }
 
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {

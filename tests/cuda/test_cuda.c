@@ -989,6 +989,79 @@ TEST(cuda_identity_k2_stage) {
     }
 }
 
+/* Round 13's one-read path for lite rows (built with -DMS_CU_ONEREAD; off by default; written without a device:
+ * never run yet). K1 skips those rows, each K2 block lists its chunk's top k' of the superset C (min-p from the
+ * chunk's own max) and K4 applies min-p's exact test with the true max. The rows of cuda_identity_k2_stage and
+ * of the min-p edges (gen_cfg_fused: mostly lite rows of the default order, mixed with the HF order, greedy rows,
+ * window penalties, top-k over 2048 or none, which must keep the old paths; presence penalties over the seen
+ * set, whose maxima a second step penalises; gen_row_stage: flat, nearly flat and all-equal rows (the pass
+ * stage overflows), ties on a coarse grid, NaN groups, -inf runs, +inf tokens; gen_row_fused: tokens at
+ * min-p's boundary, the max in the last chunk (the other chunks' maxima far below it), a block at the
+ * boundary) in every dtype, against the CPU reference token for token (and kept set for kept set where the
+ * harness explains). Part one at the host's own threshold (chunks of at least 8192 tokens: V=151936 from B=32),
+ * part two with the path forced on every step (B=1 and 16: chunks of 1024-4604 tokens, whose maxima lie
+ * far below the row's, so C is long). Where the path is built, K2 blocks must have taken it, some of them
+ * overflowed their pass stage, and K4 must have served rows from it; without it the counters stay zero.
+ * Quick: V=151936 B=64 fp32 and V=32000 B=1 (forced), one step. */
+TEST(cuda_identity_oneread) {
+    need_device("cuda_identity_oneread");
+    uint64_t before[4], after[4];
+    const int built = ms__cuda_oneread(-1, before);
+    REQUIRE(built >= 0);
+    for (int part = 0; part < 2; part++) {
+        idcase cases[16];
+        int n = 0;
+        for (int k = 0; k < 8; k++) {
+            int32_t V = 151936, B;
+            ms_dtype d = MS_DTYPE_F32;
+            if (part == 0) {
+                static const int32_t Bs[] = {32, 64, 64, 64, 256, 64, 32, 64};
+                B = Bs[k];
+                if (k == 2 || k == 6) d = MS_DTYPE_BF16;
+                if (k == 3) d = MS_DTYPE_F16;
+                if (k == 5) V = 262144, d = MS_DTYPE_F16;
+                if (quick() && k != 1) continue;
+            } else {
+                static const int32_t Vs[] = {151936, 151936, 32000, 111, 151936, 262144, 32000, 151936};
+                static const int32_t Bs[] = {1, 16, 1, 1, 16, 1, 99, 4};
+                V = Vs[k];
+                B = Bs[k];
+                if (k == 4) d = MS_DTYPE_BF16;
+                if (k == 7) d = MS_DTYPE_F16;
+                if (quick() && k != 2) continue;
+            }
+            memset(&cases[n], 0, sizeof cases[n]);
+            cases[n].V = V;
+            cases[n].B = B;
+            cases[n].dtype = d;
+            cases[n].steps = quick() ? 1 : 2;
+            cases[n].spec_vocab = true;
+            if (k % 2) cases[n].fused = true;
+            else cases[n].stage = true;
+            cases[n].seed = 0x13ead000u + (uint64_t)(part * 16 + k);
+            n++;
+        }
+        if (part == 1) REQUIRE(ms__cuda_oneread(0, NULL) == built); /* every step: chunks of any size */
+        run_cases(cases, n);
+        REQUIRE(ms__cuda_oneread(-1, NULL) == built); /* the default again, for the tests after this one */
+    }
+    REQUIRE(ms__cuda_oneread(-2, after) >= 0);
+    uint64_t dl[4];
+    for (int i = 0; i < 4; i++) dl[i] = after[i] - before[i];
+    printf("  one-read path (%s): K2 blocks %llu, pass stage overflowed (re-read) %llu, C over the stage (select "
+           "over re-reads) %llu; rows K4 served from it %llu\n",
+           built ? "built" : "not built", (unsigned long long)dl[0], (unsigned long long)dl[1],
+           (unsigned long long)dl[2], (unsigned long long)dl[3]);
+    if (built) {
+        CHECK_MSG(dl[0] > 0, "no K2 block took the one-read path");
+        CHECK_MSG(dl[3] > 0, "K4 served no row from the one-read path");
+        CHECK_MSG(dl[1] > 0, "no one-read block overflowed its pass stage");
+        CHECK_MSG(dl[1] < dl[0], "every one-read block overflowed its pass stage");
+    } else {
+        CHECK_MSG(dl[0] == 0 && dl[1] == 0 && dl[2] == 0 && dl[3] == 0, "the one-read counters moved in a build without it");
+    }
+}
+
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
  * plus resources whose V is the row width. */
 TEST(cuda_identity_many_steps) {
