@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda/ms_cuda.h" /* ms__cuda_mode_rows: which K4 path served the rows */
+#include "ms_math.h"        /* cuda_oneread_model: the shared exp and keys */
 #include "ms_test.h"
 #include "msampler.h"
 
@@ -1060,6 +1061,189 @@ TEST(cuda_identity_oneread) {
     } else {
         CHECK_MSG(dl[0] == 0 && dl[1] == 0 && dl[2] == 0 && dl[3] == 0, "the one-read counters moved in a build without it");
     }
+}
+
+/* Round 13's argument for the one-read path, checked on the host with the shared ms_math.h (no device: it
+ * runs in CI too; it tests a model of the kernels' selection, not the kernels, which cuda_identity_oneread
+ * tests on a device). For random rows (flat, peaked, all equal, a coarse grid of ties, tokens at min-p's
+ * boundary, the max in the last chunk, +inf, NaN, -inf runs, penalised tokens): each chunk scans its tokens in
+ * the kernel's thread order with the cut from the running bound (every thread's group max, shared at the end of
+ * each step), keeps C = {ms__exp(fl(y - cm)) >= min_p} from its own max cm, lists C's top k' (the bin cut from
+ * cm, or the k'-th key with ties when its bins are crowded); then the union's tokens of S0 (min-p's test from the
+ * true m) must hold the row's top k' of S0 with ties, and only tokens of S0. Also checked on the way: every token
+ * of C passed the cut in force when it was scanned, and C holds the chunk's tokens of S0. */
+static uint32_t om_key(float y) {
+    uint32_t u = ms__f2u(y == 0.0f ? 0.0f : y);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+static float om_unkey(uint32_t k) { return ms__u2f((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
+static float om_w(float y, float m) { return ms__is_pos_inf(m) ? (ms__is_pos_inf(y) ? 1.0f : 0.0f) : ms__exp(y - m); }
+static float om_cut(float T, float minp_cut, float mx) { /* ms_cu_or_cut */
+    const float m = mx / T;
+    if (ms__is_pos_inf(m)) return -INFINITY;
+    float v = (m + minp_cut) * T;
+    v = v - (fabsf(v) + (fabsf(m) + fabsf(minp_cut)) * T) * 1e-5f;
+    return isfinite(v) ? v : -INFINITY;
+}
+static int om_cmp_desc(const void *a, const void *b) {
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+/* the kk-th largest key of keys[0..n) (n > kk), ties counted */
+static uint32_t om_kth(const uint32_t *keys, int32_t n, int32_t kk, uint32_t *tmp) {
+    memcpy(tmp, keys, (size_t)n * sizeof *tmp);
+    qsort(tmp, (size_t)n, sizeof *tmp, om_cmp_desc);
+    return tmp[kk - 1];
+}
+
+TEST(cuda_oneread_model) {
+    enum { V = 20000, THREADS = 256, NG = 2 };
+    static float x[V];
+    static uint8_t inC[V], listed[V], s0[V], passed[V];
+    static uint32_t keys[V], tmp[V];
+    static const float temps[] = {0.7f, 1.0f, 2.0f}, minps[] = {1e-4f, 0.05f, 0.5f, 1.0f};
+    static const int32_t ks[] = {1, 2, 50, 64, 300}, Gs[] = {1, 2, 3, 8};
+    ms_trng g = {0x13ead0de1ull};
+    long rows = 0, listed_n = 0, s0_n = 0, chunks_bins = 0, chunks_sel = 0;
+    for (int it = 0; it < 300; it++) {
+        const float T = temps[ms_trng_below(&g, 3)], min_p = minps[ms_trng_below(&g, 4)];
+        const int32_t kk = ks[ms_trng_below(&g, 5)], G = Gs[ms_trng_below(&g, 4)];
+        const float lnp = logf(min_p), minp_cut = lnp - 0.01f;
+        const int shape = (int)ms_trng_below(&g, 9);
+        for (int32_t t = 0; t < V; t++) {
+            double v = ms_trng_normal(&g);
+            if (shape == 1) v *= 4.0;                          /* peaked */
+            if (shape == 2) v = 0.5;                           /* all equal */
+            if (shape == 3) v = floor(v * 4.0) / 4.0;          /* ties */
+            if (shape == 5) v -= 30.0;
+            x[t] = (float)v;
+        }
+        if (shape == 4) /* the max in the last chunk, far above the others */
+            for (int32_t t = V - 1; t > V - 40; t--) x[t] = 8.0f + (float)((V - 1 - t) % 5) * 0.125f;
+        if (shape == 5) { /* tokens around min-p's boundary */
+            x[ms_trng_below(&g, V)] = 5.0f;
+            for (int i = 0; i < 60; i++)
+                x[ms_trng_below(&g, V)] = 5.0f + T * (lnp + 0.02f * (float)((int)ms_trng_below(&g, 41) - 20) / 20.0f);
+        }
+        if (shape == 6) {
+            x[ms_trng_below(&g, V)] = INFINITY;
+            x[ms_trng_below(&g, V)] = NAN;
+        }
+        if (shape == 7)
+            for (int i = 0; i < 40; i++) {
+                const int32_t t0 = (int32_t)ms_trng_below(&g, V / 4) * 4;
+                for (int32_t t = t0; t < t0 + 4; t++) x[t] = ms_trng_below(&g, 2) ? NAN : -INFINITY;
+            }
+        /* the penalised logits (a presence penalty on ~1/16 of the tokens, the max among them sometimes) */
+        for (int32_t t = 0; t < V; t++) {
+            x[t] = ms__sanitize(x[t]);
+            if (shape == 8 || ms_trng_below(&g, 16) == 0) x[t] = ms__penalize(x[t], 1.3f);
+        }
+        /* the reference: m, S0 */
+        float mx = ms__neg_inf();
+        for (int32_t t = 0; t < V; t++) mx = fmaxf(mx, x[t]);
+        const float m = mx / T;
+        if (!(m > ms__neg_inf())) continue; /* an empty row: nothing to select */
+        int32_t ns0 = 0;
+        for (int32_t t = 0; t < V; t++) {
+            const float y = x[t] / T;
+            s0[t] = om_w(y, m) >= min_p;
+            if (s0[t]) keys[ns0++] = om_key(y);
+            listed[t] = 0;
+        }
+        const uint32_t kth_row = ns0 > kk ? om_kth(keys, ns0, kk, tmp) : 0;
+        /* the chunks, as K2 */
+        const int32_t chunk = ((V + G - 1) / G + 7) & ~7;
+        for (int32_t c0 = 0; c0 < V; c0 += chunk) {
+            const int32_t c1 = c0 + chunk < V ? c0 + chunk : V;
+            float bound = ms__neg_inf(), rmt[THREADS];
+            for (int i = 0; i < THREADS; i++) rmt[i] = ms__neg_inf();
+            for (int32_t t = c0; t < c1; t++) inC[t] = 0;
+            /* steps of NG groups of 4 per thread; the bound shared after each step (a model of the warps' atomics:
+             * here every thread sees the whole block's max so far, a lower bound as in the kernel) */
+            for (int32_t base = c0; base < c1; base += THREADS * 4 * NG) {
+                for (int th = 0; th < THREADS; th++)
+                    for (int u = 0; u < NG; u++)
+                        for (int k = 0; k < 4; k++) {
+                            const int32_t t = base + u * THREADS * 4 + th * 4 + k;
+                            if (t < c1) rmt[th] = fmaxf(rmt[th], x[t]);
+                        }
+                for (int th = 0; th < THREADS; th++) bound = fmaxf(bound, rmt[th]);
+                const float cut = om_cut(T, minp_cut, bound);
+                for (int32_t t = base; t < c1 && t < base + THREADS * 4 * NG; t++) passed[t] = !(x[t] < cut);
+            }
+            float cmx = ms__neg_inf();
+            for (int32_t t = c0; t < c1; t++) cmx = fmaxf(cmx, x[t]);
+            const float cm = cmx / T;
+            if (!(cm > ms__neg_inf())) {
+                for (int32_t t = c0; t < c1; t++) CHECK_MSG(!s0[t], "a chunk without a finite y holds a token of S0");
+                continue;
+            }
+            int32_t nc = 0;
+            for (int32_t t = c0; t < c1; t++) {
+                const float y = x[t] / T;
+                const bool pre_out = !ms__is_pos_inf(cm) && y - cm < minp_cut; /* ms_cu_from_y_pre */
+                inC[t] = !pre_out && om_w(y, cm) >= min_p;
+                if (inC[t]) {
+                    CHECK_MSG(passed[t], "row %d: a token of C (t %d) failed the running cut", it, (int)t);
+                    keys[nc++] = om_key(y);
+                }
+                if (s0[t]) CHECK_MSG(inC[t], "row %d: a token of S0 (t %d) outside its chunk's C", it, (int)t);
+            }
+            /* C's top kk: the bin cut from cm, or the kk-th key */
+            uint32_t kth = 0;
+            int32_t bcut = 256;
+            const float lscale = ms__is_pos_inf(cm) ? 0.0f : 255.0f / (0.01f - logf(min_p));
+            if (nc > kk && !ms__is_pos_inf(cm)) {
+                uint32_t h[256] = {0};
+                for (int32_t i = 0; i < nc; i++) {
+                    const float v = (cm - om_unkey(keys[i])) * lscale;
+                    h[v < 255.0f ? (uint32_t)v : 255u]++;
+                }
+                uint32_t run = 0;
+                for (int b = 0; b < 256; b++) {
+                    if (run < (uint32_t)kk && run + h[b] >= (uint32_t)kk) {
+                        bcut = run + h[b] <= (uint32_t)(kk + kk / 8 + 8) ? b : 256;
+                        break;
+                    }
+                    run += h[b];
+                }
+            }
+            if (nc > kk && bcut == 256) kth = om_kth(keys, nc, kk, tmp);
+            chunks_bins += bcut < 256, chunks_sel += nc > kk && bcut == 256;
+            for (int32_t t = c0; t < c1; t++) {
+                if (!inC[t]) continue;
+                const float y = x[t] / T;
+                bool keep = om_key(y) >= kth;
+                if (bcut < 256) {
+                    const float v = (cm - y) * lscale;
+                    keep = keep && (int32_t)(v < 255.0f ? (uint32_t)v : 255u) <= bcut;
+                }
+                listed[t] = keep;
+            }
+        }
+        /* K4: the listed tokens of S0 (the exact test from m); their top kk must be the row's */
+        int32_t nl = 0;
+        for (int32_t t = 0; t < V; t++)
+            if (listed[t] && om_w(x[t] / T, m) >= min_p) keys[nl++] = om_key(x[t] / T);
+        const uint32_t kth_l = nl > kk ? om_kth(keys, nl, kk, tmp) : 0;
+        for (int32_t t = 0; t < V; t++) {
+            const bool row_keeps = s0[t] && om_key(x[t] / T) >= kth_row;
+            const bool k4_keeps = listed[t] && om_w(x[t] / T, m) >= min_p && om_key(x[t] / T) >= kth_l;
+            if (row_keeps != k4_keeps) {
+                CHECK_MSG(0, "row %d (shape %d, T %g, min_p %g, k %d, G %d): token %d kept by %s only", it, shape,
+                          (double)T, (double)min_p, (int)kk, (int)G, (int)t, row_keeps ? "the reference" : "the model");
+                break;
+            }
+        }
+        rows++;
+        listed_n += nl;
+        s0_n += ns0;
+    }
+    printf("  %ld rows: %ld tokens of S0, %ld listed tokens of S0; chunks cut by the bins %ld, by the k'-th key %ld\n",
+           rows, s0_n, listed_n, chunks_bins, chunks_sel);
+    CHECK(rows > 250);
+    CHECK(chunks_bins > 0 && chunks_sel > 0);
 }
 
 /* Long runs at small V: state (counts, windows, seen sets, the floor, slot reuse) across many steps;
