@@ -706,7 +706,14 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
 #ifdef MS_CU_ONEREAD
     /* round 13: K2 finds this row's max itself; nothing of K1's is read for it (no bins are cleared: K2 and
      * K4 use none for it). The verdict is the row's, so the whole block returns (no barrier follows). */
-    if (!c.greedy && ms_cu_onread(a, c, ms_cu_filters(c))) return;
+    if (!c.greedy && ms_cu_onread(a, c, ms_cu_filters(c))) {
+#ifdef MS_CU_K0
+        /* K2 publishes this row's stats after its wait for K1, which must then cover K0's zeroing: with every
+         * row on this path no other K1 block would wait for K0 (the wait is no implicit part of a grid's end) */
+        ms_cu_pdl_wait();
+#endif
+        return;
+    }
 #endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
