@@ -864,6 +864,9 @@ TEST(cuda_identity_lite_bins) {
     need_device("cuda_identity_lite_bins");
     static const int32_t Vs[] = {111, 32000, 151936, 262144}, Bs[] = {1, 99};
     uint64_t before[8], after[8];
+    /* round 13's one-read path (where built: -DMS_CU_ONEREAD) lists its rows without bins: off here, so that
+     * this test's counters see the rows it was written for (cuda_identity_oneread tests that path) */
+    REQUIRE(ms__cuda_oneread(INT32_MAX, NULL) >= 0);
     REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
     idcase cases[16];
     int n = 0;
@@ -897,6 +900,7 @@ TEST(cuda_identity_lite_bins) {
      * its trim */
     CHECK_MSG(lean > 0, "no lite row took K4's lean path");
     CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
+    REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's threshold again */
 }
 
 /* Rows at min-p's edges (gen_row_fused, mixed with rows of the other paths): fp32 x V {151936, 262144} x
@@ -945,6 +949,9 @@ TEST(cuda_identity_k2_stage) {
     need_device("cuda_identity_k2_stage");
     static const int32_t Vs[] = {111, 32000, 151936, 262144};
     uint64_t before[4], after[4];
+    /* round 13's one-read path (where built) would take these lite rows from round 12's stage: off here
+     * (cuda_identity_oneread tests it on the same rows) */
+    REQUIRE(ms__cuda_oneread(INT32_MAX, NULL) >= 0);
     const int built = ms__cuda_k2_rows(before);
     REQUIRE(built >= 0);
     idcase cases[16];
@@ -988,6 +995,7 @@ TEST(cuda_identity_k2_stage) {
     } else {
         CHECK_MSG(dl[2] == 0 && dl[3] == 0, "the bin cut's counters moved in a build without it");
     }
+    REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's threshold again */
 }
 
 /* Round 13's one-read path for lite rows (built with -DMS_CU_ONEREAD; off by default; written without a device:
