@@ -621,12 +621,18 @@ __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r)
  * skips the row, each K2 block finds its own chunk's max and its candidates in one pass over the chunk (the
  * superset C of min-p's survivors from the chunk max, ms_cu_k2_one), and K4 applies min-p's exact test with
  * the true max. The HF order is left out: its top-p needs S0's whole mass m0, which needs the row max in K2.
- * Computed from the slot's fields only (K4's lean path has no window filter), so K1, K2 and K4 agree: the
- * window test is on the settings (rep != 1 and a window), a superset of the rows with c.win. */
-__device__ __forceinline__ bool ms_cu_onread(const ms_cu_args &a, const ms_cu_row &c, const ms_cu_filt &f) {
+ * Computed from the slot's fields and the step's arguments only (K4's lean path has no window filter), so K1,
+ * K2 and K4 agree: the window test is on the settings (rep != 1 and a window), a superset of the rows with
+ * c.win. Rows whose start is not aligned to a group of 4 values stay on round 12's path (chunks start at
+ * multiples of 8 tokens, so the row's alignment decides every chunk's): the one-read pass would test their
+ * tokens one by one against a cut it cannot raise (ms_cu_k2_scan1's tail), stage them all and re-read. */
+__device__ __forceinline__ bool ms_cu_onread(const ms_cu_args &a, const void *row, const ms_cu_row &c,
+                                             const ms_cu_filt &f) {
     const int32_t kk = ms_cu_lite_k(c, f);
+    const uintptr_t rb = (uintptr_t)row; /* the row's start, a.logits + r stride elem */
     return a.oneread && kk > 0 && !c.sl.top_p_first && !(c.sl.temperature < MS_GREEDY_TEMPERATURE) &&
-           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)a.G * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND;
+           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)a.G * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND &&
+           (rb & (4 * a.elem - 1)) == 0;
 }
 #endif
 
@@ -706,7 +712,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
 #ifdef MS_CU_ONEREAD
     /* round 13: K2 finds this row's max itself; nothing of K1's is read for it (no bins are cleared: K2 and
      * K4 use none for it). The verdict is the row's, so the whole block returns (no barrier follows). */
-    if (!c.greedy && ms_cu_onread(a, c, ms_cu_filters(c))) {
+    if (!c.greedy && ms_cu_onread(a, c.row, c, ms_cu_filters(c))) {
 #ifdef MS_CU_K0
         /* K2 publishes this row's stats after its wait for K1, which must then cover K0's zeroing: with every
          * row on this path no other K1 block would wait for K0 (the wait is no implicit part of a grid's end) */
@@ -1117,8 +1123,9 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
  * NG groups its warp's max goes to the block's *smax (one shared atomicMax a warp, whose old value brings
  * the other warps' maxima back): the cut is recomputed when that bound rises. Loops run by whole warps (the
  * warp's first thread's position decides, as ms_cu_for_chunk_w), so that the warp operations see every lane.
- * Returns the thread's max of x over all its tokens (the tail's too). Unaligned chunks test their tokens
- * one by one against -inf (every token staged: slow, exact). Rows without a window penalty only. */
+ * Returns the thread's max of x over all its tokens (the tail's too). An unaligned chunk would test its
+ * tokens one by one against -inf (every token staged: slow, exact); ms_cu_onread leaves such rows out, so
+ * only a chunk's last 1-3 tokens come here. Rows without a window penalty only. */
 template <int NG, class P>
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
                                                 uint32_t *smax, P pass) {
@@ -1341,7 +1348,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifdef MS_CU_ONEREAD
     {
         const ms_cu_filt f1 = ms_cu_filters(c);
-        if (ms_cu_onread(a, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
+        if (ms_cu_onread(a, c.row, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
             ms_cu_k2_one<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
@@ -3041,7 +3048,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         int32_t lkk = 0;
         if (ms_cu_k4_lean(a, r, lc, lf, lkk)) { /* the same verdict in every thread */
 #ifdef MS_CU_ONEREAD
-            lc.oneread = ms_cu_onread(a, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
+            lc.oneread = ms_cu_onread(a, a.logits + (size_t)r * (size_t)a.stride * a.elem, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
 #endif
             if (threadIdx.x == 0) lite_n = 0;
             const float lsc = ms_cu_lbin_scale(lc);

@@ -1006,7 +1006,8 @@ TEST(cuda_identity_k2_stage) {
  * set, whose maxima a second step penalises; gen_row_stage: flat, nearly flat and all-equal rows (the pass
  * stage overflows), ties on a coarse grid, NaN groups, -inf runs, +inf tokens; gen_row_fused: tokens at
  * min-p's boundary, the max in the last chunk (the other chunks' maxima far below it), a block at the
- * boundary) in every dtype, against the CPU reference token for token (and kept set for kept set where the
+ * boundary) in every dtype (the path takes rows whose start is aligned to 4 values: with the harness's odd
+ * strides about a quarter of them, all with the even ones), against the CPU reference token for token (and kept set for kept set where the
  * harness explains). Part one at the host's own threshold (chunks of at least 8192 tokens: V=151936 from B=32),
  * part two with the path forced on every step (B=1 and 16: chunks of 1024-4604 tokens, whose maxima lie
  * far below the row's, so C is long). Where the path is built, K2 blocks must have taken it, some of them
@@ -1064,7 +1065,8 @@ TEST(cuda_identity_oneread) {
     if (built) {
         CHECK_MSG(dl[0] > 0, "no K2 block took the one-read path");
         CHECK_MSG(dl[3] > 0, "K4 served no row from the one-read path");
-        CHECK_MSG(dl[1] > 0, "no one-read block overflowed its pass stage");
+        /* the quick set has too few aligned all-equal rows to be sure of one (the path takes aligned rows only) */
+        if (!quick()) CHECK_MSG(dl[1] > 0, "no one-read block overflowed its pass stage");
         CHECK_MSG(dl[1] < dl[0], "every one-read block overflowed its pass stage");
     } else {
         CHECK_MSG(dl[0] == 0 && dl[1] == 0 && dl[2] == 0 && dl[3] == 0, "the one-read counters moved in a build without it");
