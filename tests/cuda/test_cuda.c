@@ -257,23 +257,31 @@ static void gen_row_band(ms_trng *g, float *x, int32_t width, int32_t V) {
     if (shape == 5) x[ms_trng_below(g, (uint32_t)V)] = (float)(4.0 * scale);
 }
 
-static ms_req_config gen_cfg_band(ms_trng *g) {
-    static const float temps[] = {0.3f, 1.0f, 2.0f}, ps[] = {1e-6f, 0.5f, 0.9f, 0.9f, 0.999f, 1.0f};
-    static const int32_t keeps[] = {1, 1, 1, 2, 37, 5000};
+/* The BAND rows' settings from tables (the draws in the same order for every table, so that each generator's
+ * rows stay as they were): T, top-p and min_keep from the tables; the HF order one time in three; a top-k
+ * after top-p (3000) or alone (20000) one time in ten each; min-p 1e-4 one time in minp_in; a 1.3 penalty one
+ * time in four; the min-tokens floor (1-3) one time in floor_in. */
+static ms_req_config gen_cfg_band_from(ms_trng *g, const float *temps, uint32_t nt, const float *ps, uint32_t np,
+                                       const int32_t *keeps, uint32_t minp_in, uint32_t floor_in) {
     ms_req_config c = ms_req_config_default();
-    c.temperature = temps[ms_trng_below(g, 3)];
-    c.top_p = ps[ms_trng_below(g, 6)];
+    c.temperature = temps[ms_trng_below(g, nt)];
+    c.top_p = ps[ms_trng_below(g, np)];
     c.top_p_first = ms_trng_below(g, 3) == 0;
-    c.top_p_min_keep = keeps[ms_trng_below(g, 6)];
+    c.top_p_min_keep = keeps[ms_trng_below(g, np)];
     const uint32_t u = ms_trng_below(g, 10);
-    /* a top-k after top-p (HF order), or a top-k alone; min-p 1e-4 now and then (not a lite row) */
     c.top_k = u == 0 ? 3000 : u == 1 ? 20000 : 0;
     if (u == 1 && !c.top_p_first) c.top_p = 1.0f;
-    c.min_p = ms_trng_below(g, 8) == 0 ? 1e-4f : 0.0f;
+    c.min_p = ms_trng_below(g, minp_in) == 0 ? 1e-4f : 0.0f; /* not a lite row */
     c.repetition_penalty = ms_trng_below(g, 4) == 0 ? 1.3f : 1.0f;
-    c.min_tokens = ms_trng_below(g, 3) == 0 ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
+    c.min_tokens = ms_trng_below(g, floor_in) == 0 ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
     c.seed = ms_trng_next(g);
     return c;
+}
+
+static ms_req_config gen_cfg_band(ms_trng *g) {
+    static const float temps[] = {0.3f, 1.0f, 2.0f}, ps[] = {1e-6f, 0.5f, 0.9f, 0.9f, 0.999f, 1.0f};
+    static const int32_t keeps[] = {1, 1, 1, 2, 37, 5000}; /* one per entry of ps */
+    return gen_cfg_band_from(g, temps, 3, ps, 6, keeps, 8, 3);
 }
 
 /* Round 11: settings for the BAND path's new parts (K3 taking the masses above the bucket from K2's per-block
@@ -284,19 +292,7 @@ static ms_req_config gen_cfg_band(ms_trng *g) {
 static ms_req_config gen_cfg_edge(ms_trng *g) {
     static const float temps[] = {0.5f, 1.0f, 2.0f, 0.7f}, ps[] = {1e-6f, 0.5f, 0.9f, 0.9f, 0.99f, 0.999f, 1.0f};
     static const int32_t keeps[] = {1, 1, 1, 2, 37, 5000, 200000};
-    ms_req_config c = ms_req_config_default();
-    c.temperature = temps[ms_trng_below(g, 4)];
-    c.top_p = ps[ms_trng_below(g, 7)];
-    c.top_p_first = ms_trng_below(g, 3) == 0;
-    c.top_p_min_keep = keeps[ms_trng_below(g, 7)];
-    const uint32_t u = ms_trng_below(g, 10);
-    c.top_k = u == 0 ? 3000 : u == 1 ? 20000 : 0;
-    if (u == 1 && !c.top_p_first) c.top_p = 1.0f;
-    c.min_p = ms_trng_below(g, 10) == 0 ? 1e-4f : 0.0f;
-    c.repetition_penalty = ms_trng_below(g, 4) == 0 ? 1.3f : 1.0f;
-    c.min_tokens = ms_trng_below(g, 4) == 0 ? 1 + (int32_t)ms_trng_below(g, 3) : 0;
-    c.seed = ms_trng_next(g);
-    return c;
+    return gen_cfg_band_from(g, temps, 4, ps, 7, keeps, 10, 4);
 }
 
 /* Rows for round 11: flat at three scales; values y = x / T exactly on K2's bucket edges (key >> 21: four
