@@ -972,6 +972,76 @@ __device__ __forceinline__ uint32_t ms_cu_k2_bincut(const ms_cu_row &c, float ls
     return b;
 }
 
+/* The end of K2's lite path, shared by round 13's one-read path: the chunk's top kk of its staged survivors
+ * sbuf[0..ns) (ties kept; the bin cut or the radix select) appended to the row's candidates with one global
+ * atomic; with BINS, the candidate histogram counts what was listed (the one-read path has no m to bin
+ * with). More survivors than the stage holds (ns > MS_CU_STAGE_SH >= kk): the k'-th key by re-reading the
+ * chunk [t0, t1). keepn, sbase: shared words of the caller. */
+template <bool BINS>
+__device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, const ms_cu_row &c, ms_cu_rowstat *st,
+                                              uint32_t kk, const unsigned long long *sbuf, uint32_t ns, uint32_t *h,
+                                              uint32_t *res, uint32_t &keepn, uint32_t &sbase, int32_t t0, int32_t t1) {
+    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+    if (ns <= MS_CU_STAGE_SH) {
+        uint32_t kth = 0, bcut = MS_CU_LBINS; /* bcut < MS_CU_LBINS: the chunk cut at that candidate bin */
+        const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c); /* +inf rows use no bins */
+        if (ns > kk) {
+            if (!c.inf_row) bcut = ms_cu_k2_bincut(c, lscale, sbuf, ns, kk, h, res);
+            if (bcut == MS_CU_LBINS) { /* +inf rows, crowded bins: the radix select */
+                ms_cu_keys_sh ks;
+                ks.v = sbuf;
+                ks.n = ns;
+                kth = ms_cu_kth_key(ks, kk, h, res);
+            }
+        }
+        /* compact the kept entries; one global atomic per block */
+        if (threadIdx.x == 0) keepn = 0;
+        __syncthreads();
+        uint32_t pos[MS_CU_LITE_PER];
+#pragma unroll
+        for (int j = 0; j < MS_CU_LITE_PER; j++) {
+            const uint32_t i = threadIdx.x + j * MS_CU_T123;
+            bool keep = i < ns && (uint32_t)(sbuf[i] >> 32) >= kth;
+            if (bcut < MS_CU_LBINS) keep = keep && ms_cu_lbin(c, lscale, (uint32_t)(sbuf[i] >> 32)) <= bcut;
+            pos[j] = keep ? atomicAdd(&keepn, 1u) : ~0u;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
+        __syncthreads();
+        /* The candidate histogram (ms_cu_lbin): a block that listed all its survivors counts each in
+         * its bin (few: at B=1 a chunk has ~11); a block that cut at its k'-th key counts all it listed
+         * in kth's bin, one atomic (they all lie in that bin or above it, so every bin's running count
+         * from the top stays at most the true one, which is all that K4's bound needs). */
+        const bool lb = BINS && !c.inf_row && keepn > 0;
+        uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
+        if (lb && ns > kk && threadIdx.x == 0) atomicAdd(&gh[bcut < MS_CU_LBINS ? bcut : ms_cu_lbin(c, lscale, kth)], keepn);
+#pragma unroll
+        for (int j = 0; j < MS_CU_LITE_PER; j++) {
+            const uint32_t i = threadIdx.x + j * MS_CU_T123;
+            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) {
+                const unsigned long long v = sbuf[i];
+                cand[sbase + pos[j]] = v;
+                if (lb && ns <= kk) atomicAdd(&gh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
+            }
+        }
+        return;
+    }
+    /* more survivors than the stage holds (ns > MS_CU_STAGE_SH >= kk): re-read the chunk */
+    ms_cu_keys_chunk kc;
+    kc.c = &c;
+    kc.t0 = t0;
+    kc.t1 = t1;
+    const uint32_t kth = ms_cu_kth_key(kc, kk, h, res);
+    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0 || e.key < kth) return;
+        uint32_t i = atomicAdd(&st->cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+        /* not counted in the candidate histogram: K4's bound only needs counts never above the true ones */
+    });
+}
+
 template <int NG>
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
@@ -1023,65 +1093,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
     if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
     const uint32_t ns = *sn;
-    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-    if (ns <= MS_CU_STAGE_SH) {
-        uint32_t kth = 0, bcut = MS_CU_LBINS; /* bcut < MS_CU_LBINS: the chunk cut at that candidate bin */
-        const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c); /* +inf rows use no bins */
-        if (ns > kk) {
-            if (!c.inf_row) bcut = ms_cu_k2_bincut(c, lscale, sbuf, ns, kk, h, res);
-            if (bcut == MS_CU_LBINS) { /* +inf rows, crowded bins: the radix select */
-                ms_cu_keys_sh ks;
-                ks.v = sbuf;
-                ks.n = ns;
-                kth = ms_cu_kth_key(ks, kk, h, res);
-            }
-        }
-        /* compact the kept entries; one global atomic per block */
-        if (threadIdx.x == 0) keepn = 0;
-        __syncthreads();
-        uint32_t pos[MS_CU_LITE_PER];
-#pragma unroll
-        for (int j = 0; j < MS_CU_LITE_PER; j++) {
-            const uint32_t i = threadIdx.x + j * MS_CU_T123;
-            bool keep = i < ns && (uint32_t)(sbuf[i] >> 32) >= kth;
-            if (bcut < MS_CU_LBINS) keep = keep && ms_cu_lbin(c, lscale, (uint32_t)(sbuf[i] >> 32)) <= bcut;
-            pos[j] = keep ? atomicAdd(&keepn, 1u) : ~0u;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
-        __syncthreads();
-        /* The candidate histogram (ms_cu_lbin): a block that listed all its survivors counts each in
-         * its bin (few: at B=1 a chunk has ~11); a block that cut at its k'-th key counts all it listed
-         * in kth's bin, one atomic (they all lie in that bin or above it, so every bin's running count
-         * from the top stays at most the true one, which is all that K4's bound needs). */
-        const bool lb = !c.inf_row && keepn > 0;
-        uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
-        if (lb && ns > kk && threadIdx.x == 0) atomicAdd(&gh[bcut < MS_CU_LBINS ? bcut : ms_cu_lbin(c, lscale, kth)], keepn);
-#pragma unroll
-        for (int j = 0; j < MS_CU_LITE_PER; j++) {
-            const uint32_t i = threadIdx.x + j * MS_CU_T123;
-            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) {
-                const unsigned long long v = sbuf[i];
-                cand[sbase + pos[j]] = v;
-                if (lb && ns <= kk) atomicAdd(&gh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
-            }
-        }
-        return;
-    }
-    /* more survivors than the stage holds (ns > MS_CU_STAGE_SH >= kk): re-read the chunk */
-    ms_cu_keys_chunk kc;
-    kc.c = &c;
-    kc.t0 = t0;
-    kc.t1 = t1;
-    const uint32_t kth = ms_cu_kth_key(kc, kk, h, res);
-    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
-        if (x < c.xcut) return;
-        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-        if (!e.s0 || e.key < kth) return;
-        uint32_t i = atomicAdd(&st->cand_n, 1u);
-        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
-        /* not counted in the candidate histogram: K4's bound only needs counts never above the true ones */
-    });
+    ms_cu_k2_list<true>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
 
 
@@ -1272,56 +1284,11 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #endif
     if (threadIdx.x == 0) atomicMax(&st->maxkey, mk); /* the row's m, as K1 would have published it */
     const uint32_t ns = *sn;
-    unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-    if (ns <= MS_CU_STAGE_SH) {
-        /* the chunk's top k' of C, ties kept: the bin cut from cm (bins non-increasing in y: an upper set of C
-         * with at least k', as round 12's from m) or the radix select; nothing counted in the candidate bins,
-         * which K4 does not read for these rows */
-        uint32_t kth = 0, bcut = MS_CU_LBINS;
-        const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c);
-        if (ns > kk) {
-            if (!c.inf_row) bcut = ms_cu_k2_bincut(c, lscale, sbuf, ns, kk, h, res);
-            if (bcut == MS_CU_LBINS) {
-                ms_cu_keys_sh ks;
-                ks.v = sbuf;
-                ks.n = ns;
-                kth = ms_cu_kth_key(ks, kk, h, res);
-            }
-        }
-        if (threadIdx.x == 0) keepn = 0;
-        __syncthreads();
-        uint32_t pos[MS_CU_LITE_PER];
-#pragma unroll
-        for (int j = 0; j < MS_CU_LITE_PER; j++) {
-            const uint32_t i = threadIdx.x + j * MS_CU_T123;
-            bool keep = i < ns && (uint32_t)(sbuf[i] >> 32) >= kth;
-            if (bcut < MS_CU_LBINS) keep = keep && ms_cu_lbin(c, lscale, (uint32_t)(sbuf[i] >> 32)) <= bcut;
-            pos[j] = keep ? atomicAdd(&keepn, 1u) : ~0u;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) sbase = keepn ? atomicAdd(&st->cand_n, keepn) : 0;
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < MS_CU_LITE_PER; j++) {
-            const uint32_t i = threadIdx.x + j * MS_CU_T123;
-            if (pos[j] != ~0u && sbase + pos[j] < MS_CU_CAND) cand[sbase + pos[j]] = sbuf[i];
-        }
-        return;
-    }
-    /* more tokens of C than sbuf holds (ns > MS_CU_STAGE_SH >= kk): the k'-th key of C by re-reading */
-    if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[2], 1ull);
-    ms_cu_keys_chunk kc;
-    kc.c = &c;
-    kc.t0 = t0;
-    kc.t1 = t1;
-    const uint32_t kth = ms_cu_kth_key(kc, kk, h, res);
-    ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
-        if (x < c.xcut) return;
-        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-        if (!e.s0 || e.key < kth) return;
-        uint32_t i = atomicAdd(&st->cand_n, 1u);
-        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
-    });
+    /* the chunk's top k' of C, ties kept (the bin cut from cm: bins non-increasing in y, an upper set of C with
+     * at least k', as round 12's from m; or the radix select), listed; nothing counted in the candidate bins,
+     * which K4 does not read for these rows */
+    if (ns > MS_CU_STAGE_SH && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[2], 1ull);
+    ms_cu_k2_list<false>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
 #endif
 
