@@ -1153,8 +1153,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         /* The first step's bound is the whole block's (one barrier) when every warp has a first step of whole
          * groups: block-uniform, and then every warp is in its first iteration at the barrier. Its own warp's
-         * 256 tokens alone would set a low cut (a modelled flat N(0,1) chunk of 18992 staged ~1540 tokens on
-         * average without it, ~990 with it; the stage holds 2048). */
+         * 256 tokens alone would set a low cut, staging more tokens (an unkept host model estimated about a
+         * third more for flat N(0,1) chunks at B=64; the stage holds 2048). */
         bool first = tv - t0 >= NG * step;
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
             float v[NG][4];
