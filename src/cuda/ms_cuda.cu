@@ -31,6 +31,12 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Round 14: the one-read path for lite rows (rounds 13-14; docs/cuda.md) is built by default and taken in steps
+ * whose logits exceed L2 (ms_cu_launch); -DMS_CU_NO_ONEREAD builds without it (the kernels as before round 13). */
+#if !defined(MS_CU_NO_ONEREAD) && !defined(MS_CU_ONEREAD)
+#  define MS_CU_ONEREAD
+#endif
+
 extern "C" {
 #include "ms_internal.h"
 }
@@ -85,6 +91,7 @@ typedef struct ms_cu_rowstat {
 typedef struct ms_cu_state {
     int device;
     int sm_count;
+    int l2_bytes;       /* round 14: the one-read path only for batches larger than L2 (ms_cu_launch) */
     bool pdl;           /* programmatic dependent launch of K2..K4 (sm_90 and newer) */
     cudaStream_t stream;
     ms_cu_slot *d_slots;
@@ -169,9 +176,6 @@ struct ms_cu_row {
     int32_t hist_cap, w_eff;
     const uint64_t *stop;
     uint32_t *wfilt; /* shared 8192-bit filter of the window's tokens */
-#ifdef MS_CU_ONEREAD
-    bool oneread; /* round 13: K4 takes this row's candidates from K2's one-read path (ms_cu_onread) */
-#endif
 };
 
 __device__ __forceinline__ float ms_cu_load(const void *row, int dtype, int32_t t) {
@@ -389,9 +393,6 @@ __device__ void ms_cu_row_setup(ms_cu_row &c, const ms_cu_slot *slots, int32_t s
     c.inf_row = false;
     c.minp_cut = -INFINITY;
     c.xcut = -INFINITY;
-#ifdef MS_CU_ONEREAD
-    c.oneread = false;
-#endif
     if (c.win) {
         for (int i = threadIdx.x; i < 256; i += blockDim.x) wfilt[i] = 0;
         __syncthreads();
@@ -604,7 +605,7 @@ struct ms_cu_args {
                                      * bucket masses of its chunk; NULL when off for this step (ms_cu_launch) */
     int32_t drawv;                  /* round 11 (on; -DMS_CU_NO_DRAWV off): K4's BAND walk with 16-byte loads this step */
 #ifdef MS_CU_ONEREAD
-    int32_t oneread;                /* round 13 (-DMS_CU_ONEREAD): the one-read path for lite rows this step (ms_cu_launch) */
+    int32_t oneread;                /* round 13 (on unless -DMS_CU_NO_ONEREAD): the one-read path for lite rows this step (ms_cu_launch) */
 #endif
 };
 
@@ -615,7 +616,7 @@ __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r)
 }
 
 #ifdef MS_CU_ONEREAD
-/* Round 13 (-DMS_CU_ONEREAD, written without a device: never run): a lite row (ms_cu_lite_k) of the default
+/* Round 13 (on since round 14 unless -DMS_CU_NO_ONEREAD; exact on the H200): a lite row (ms_cu_lite_k) of the default
  * order, not greedy, without a window penalty, in a step whose chunks the host found large enough (a.oneread),
  * and whose chunks' lists (at most k' + k'/8 + 8 each, ms_cu_k2_bincut's slack) fit K4's MS_CU_CAND. Then K1
  * skips the row, each K2 block finds its own chunk's max and its candidates in one pass over the chunk (the
@@ -697,6 +698,10 @@ __global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n)
     for (size_t i = threadIdx.x; i < nw; i += blockDim.x) w[i] = 0;
 }
 
+/* OR (round 14): the instantiation launched in steps whose chunks take the one-read path (a.oneread, set on
+ * the host from B and V); the other one compiles as the default without the path, so that small batches pay
+ * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
+template <bool OR>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -711,7 +716,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
 #ifdef MS_CU_ONEREAD
     /* round 13: K2 finds this row's max itself; nothing of K1's is read for it (no bins are cleared: K2 and
      * K4 use none for it). The verdict is the row's, so the whole block returns (no barrier follows). */
-    if (!c.greedy && ms_cu_onread(a, c.row, c, ms_cu_filters(c))) {
+    if (OR && !c.greedy && ms_cu_onread(a, c.row, c, ms_cu_filters(c))) {
         /* K2 publishes this row's stats after its wait for K1, which must then cover K0's zeroing: with every
          * row on this path no other K1 block would wait for K0 (the wait is no implicit part of a grid's end) */
         ms_cu_pdl_wait();
@@ -1093,7 +1098,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 
 
 #ifdef MS_CU_ONEREAD
-/* ---- round 13 (-DMS_CU_ONEREAD; written without a device, never run): K2's one-read path ------------------
+/* ---- round 13 (on since round 14 unless -DMS_CU_NO_ONEREAD): K2's one-read path -----------------------------
  * For a row of ms_cu_onread, K1 returns at once and each K2 block, before its PDL wait (it reads nothing K1
  * writes), finds its own chunk's max and its candidates in one pass over the chunk. Why exact (docs/cuda.md,
  * round 13): ms__exp is monotone non-decreasing over d <= 0 (tests/test_math.c exp_monotone_every_input), so
@@ -1107,8 +1112,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 
 /* Round 13's counters (ms__cuda_oneread; counted once a test has asked): K2 blocks that took the one-read path
  * [0], those whose pass stage overflowed (the chunk re-read from L2 with the cut from its max) [1], those with
- * more tokens of C than sbuf holds (the radix select over re-reads) [2]; rows K4's lean path served from them [3]. */
-__device__ unsigned long long ms_cu_or_rows[4];
+ * more tokens of C than sbuf holds (the radix select over re-reads) [2]; rows K4's lean path served from them [3];
+ * round 14: blocks whose online top-k' cut fired [4]. */
+__device__ unsigned long long ms_cu_or_rows[5];
 
 /* ms_cu_set_m's cut on x for a row max whose x is mx (the same formula from m = fl(mx / T), hence the same
  * premise: a token with x below it has fl(fl(x / T) - m) < minp_cut, so ms__exp of it < min_p); -inf when
@@ -1124,6 +1130,61 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
     return isfinite(v) ? v : -INFINITY;
 }
 
+/* Round 14: the one-read pass's online top-k' cut. A flat chunk's min-p superset C (from the chunk max) is
+ * 1-5% of its tokens and overflowed round 13's 2048-entry stage; its top k' (k' = 50) is 0.07-0.6%. So the
+ * staged tokens are also counted in MS_CU_OBINS shared bins of y = fl(x / T) (ms_cu_obin: non-increasing in y,
+ * a fixed function for the whole pass, from the first step's block max ry), and a warp now and then finds the
+ * first bin b where the count from the top reaches k' and raises the pass's cut on x to a value xc whose y
+ * lies in a bin after b (checked on the device, below). Why exact (docs/cuda.md, round 14): a token s with x
+ * below xc has fl(x / T) <= fl(xc / T) (the division's rounding is monotone, T > 0), so its bin is at least
+ * bin(fl(xc / T)) > b: every counted token in bins <= b has a y strictly above s's (a bin is a function of y,
+ * non-increasing), and there are at least k' of them, distinct tokens of this chunk (each staged, so counted,
+ * once). If s is in C, so are they (C is an upper set in y), so s is not in C's top k' even with ties kept,
+ * and ms_cu_k2_list needs only those. The counts are read by atomics while others still land: lower bounds,
+ * which only lower b. Both cuts drop only tokens that the chunk's list may lack, so their max does too. */
+#define MS_CU_OBINS 128
+#ifndef MS_CU_OR_SCAN /* a warp finds the cut every MS_CU_OR_SCAN-th step (a power of 2; a tunable) */
+#  define MS_CU_OR_SCAN 4
+#endif
+__device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
+    const float v = (ry - y) * sc; /* ry finite, y not NaN (staged tokens): -inf for y = +inf, +inf for -inf */
+    return v >= (float)(MS_CU_OBINS - 1) ? (uint32_t)(MS_CU_OBINS - 1) : v > 0.0f ? (uint32_t)v : 0u;
+}
+/* The key of a cut on x from the bins oh (read by atomics; the whole warp calls it): the first bin b whose
+ * count from the top reaches kk, xc proposed in the middle of bin b + 1 and kept only if the device's own
+ * ms_cu_obin(fl(xc / T)) lies after b; 0 when there is none or it does not beat the key have. */
+__device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, float ry, float sc, float T,
+                                                   uint32_t have, int lane) {
+    constexpr int PER = MS_CU_OBINS / 32;
+    uint32_t n[PER], sum = 0;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        n[j] = atomicAdd(&oh[PER * lane + j], 0u); /* others' atomics may still land: never a plain load */
+        sum += n[j];
+    }
+    uint32_t inc = sum;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= o) inc += t;
+    }
+    const unsigned bal = __ballot_sync(0xffffffffu, inc >= kk);
+    if (!bal) return 0;
+    const int L = __ffs(bal) - 1; /* the first lane whose running count reaches kk */
+    uint32_t b = MS_CU_OBINS, run = inc - sum;
+#pragma unroll
+    for (int j = 0; j < PER; j++) { /* its first bin where it does */
+        run += n[j];
+        if (b == MS_CU_OBINS && run >= kk) b = (uint32_t)(PER * lane + j);
+    }
+    b = __shfl_sync(0xffffffffu, b, L);
+    if (b + 1 >= MS_CU_OBINS) return 0;
+    const float xc = (ry - ((float)b + 1.5f) / sc) * T;
+    if (!(xc > -INFINITY) || !(xc < INFINITY) || ms_cu_obin(ry, sc, xc / T) <= b) return 0;
+    const uint32_t k = ms_cu_key(xc);
+    return k > have ? k : 0;
+}
+
 /* ms_cu_k2_scan's pass with the cut from a lower bound of the chunk's max, raised as the pass goes: each thread
  * keeps the running max rm of its penalised x (fmaxf over raw values ignores NaN, which sanitize makes -inf,
  * as ms_cu_chunk_max; a penalised group's values are sanitised and penalised first), and after each step's
@@ -1135,12 +1196,20 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
  * only a chunk's last 1-3 tokens come here. Rows without a window penalty only. */
 template <int NG, class P>
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
-                                                uint32_t *smax, P pass) {
+                                                uint32_t kk, uint32_t *smax, uint32_t *sref, uint32_t *stk,
+                                                uint32_t *oh, P pass) {
     const unsigned FULL = 0xffffffffu;
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
     const int32_t wl = (int32_t)(threadIdx.x & ~31u);
+    const int lane = (int)(threadIdx.x & 31u);
+    const float T = c.sl.temperature;
     float rm = ms__neg_inf(), cut = -INFINITY;
+    float mcut = -INFINITY;  /* min-p's cut from the bound (round 13) */
+    uint32_t tkk = 0;        /* round 14: the key of the best top-k' cut this warp knows (0: none) */
+    bool tk = false;         /* round 14: the online top-k' cut runs (block-uniform, set at the first step) */
+    float ry = 0.0f, osc = 0.0f; /* its reference y and bin scale (ms_cu_obin) */
+    uint32_t ns = 0;         /* this warp's steps */
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
     if (vec) {
@@ -1178,19 +1247,51 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             /* the block's max so far: tokens of this chunk, so a lower bound of its max */
             uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
             if (first) {
-                if ((threadIdx.x & 31) == 0) atomicMax(smax, wk);
+                if (lane == 0) {
+                    atomicMax(smax, wk);
+                    atomicMax(sref, wk); /* round 14: the first step's block max, never written after the barrier */
+                }
                 __syncthreads(); /* every warp's first step in *smax (read below by an atomic, not a load) */
                 first = false;
+                /* Round 14: the top-k' cut's bins are a function of y alone, fixed for the pass: their
+                 * reference is the first step's block max (block-uniform: *sref is not written after the
+                 * barrier, so this plain load races with nothing). Off when it gives no finite y. */
+                ry = ms_cu_unkey(*sref) / T;
+                tk = kk > 0 && isfinite(ry);
+                osc = (float)(MS_CU_OBINS - 1) / -minp_cut; /* min-p's range over the bins (minp_cut < 0) */
             }
-            if ((threadIdx.x & 31) == 0) {
+            uint32_t tko = 0;
+            if (lane == 0) {
                 const uint32_t o = atomicMax(smax, wk);
                 wk = o > wk ? o : wk;
+                if (tk) tko = atomicMax(stk, tkk); /* round 14: the block's best top-k' cut so far */
             }
             wk = __shfl_sync(FULL, wk, 0);
+            bool rc = false;
             if (wk != ck) { /* warp-uniform */
                 ck = wk;
-                cut = ms_cu_or_cut(c, minp_cut, ms_cu_unkey(wk));
+                mcut = ms_cu_or_cut(c, minp_cut, ms_cu_unkey(wk));
+                rc = true;
             }
+            if (tk) { /* block-uniform */
+                tko = __shfl_sync(FULL, tko, 0);
+                if (tko > tkk) {
+                    tkk = tko;
+                    rc = true;
+                }
+                /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
+                 * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
+                if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) {
+                    const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
+                    if (nk > tkk) {
+                        tkk = nk;
+                        rc = true;
+                        if (lane == 0) atomicMax(stk, nk);
+                    }
+                }
+                ns++;
+            }
+            if (rc) cut = tkk ? fmaxf(mcut, ms_cu_unkey(tkk)) : mcut; /* warp-uniform */
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -1201,12 +1302,18 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 uint32_t pm = 0;
 #pragma unroll
                 for (int k = 0; k < 4; k++) pm |= (v[u][k] >= cut ? 1u : 0u) << k;
-                if (pm) pass(tg, v[u], pm);
+                if (pm) {
+                    pass(tg, v[u], pm);
+                    if (tk) /* round 14: the staged tokens counted in their bins, y as K2's drain computes it */
+#pragma unroll
+                        for (int k = 0; k < 4; k++)
+                            if ((pm >> k) & 1u) atomicAdd(&oh[ms_cu_obin(ry, osc, v[u][k] / T)], 1u);
+                }
             }
         }
         ts = tv;
     }
-    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
+    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) { /* not counted: counts are lower bounds */
         float x[4];
         x[0] = ms_cu_x(c, t);
         rm = fmaxf(rm, x[0]);
@@ -1224,19 +1331,23 @@ template <int NG>
 __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn,
                              unsigned long long *wq) {
-    __shared__ uint32_t res[2], keepn, sbase, smax;
+    __shared__ uint32_t res[2], keepn, sbase, smax, sref, stk;
     uint32_t *rn = res; /* the pass stage's count (res is free until the bin cut or the select) */
+    uint32_t *oh = h + 1024; /* round 14: the top-k' cut's bins (h's first 256 words serve the list, after the pass) */
     if (threadIdx.x == 0) {
         *rn = 0;
         *sn = 0;
         smax = 0;
+        sref = 0;
+        stk = 0;
     }
+    for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[0], 1ull);
     const float minp_cut = logf(c.sl.min_p) - 0.01f; /* as ms_cu_set_m */
-    const float rm = ms_cu_k2_scan1<NG>(c, t0, t1, minp_cut, &smax, [&](int32_t t, const float *x, uint32_t pm) {
+    const float rm = ms_cu_k2_scan1<NG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1254,6 +1365,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * rounds to -inf): none of its tokens is in S0 (w = 0 when m > -inf; the row is empty when m = -inf),
      * and the row's maxkey needs nothing from it (K1's key(-inf) and the memset's 0 read the same). */
     const uint32_t cxk = smax;
+    /* round 14: the block's top-k' cut (no atomic writes it after the barrier above), and whether it fired */
+    const float tkc = stk ? ms_cu_unkey(stk) : -INFINITY;
+    if (threadIdx.x == 0 && ms_cu_count_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
     if (cxk <= MS_CU_KEY_NEGINF) return;
     const uint32_t mk = ms_cu_key(ms_cu_unkey(cxk) / c.sl.temperature);
     if (mk <= MS_CU_KEY_NEGINF) return;
@@ -1266,7 +1380,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
-            if (x < c.xcut) return;
+            if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
             const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
             if (!el.s0) return;
             const uint32_t j = atomicAdd(sn, 1u);
@@ -1287,6 +1401,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
+template <bool OR> /* as ms_cu_k1 */
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ uint32_t scnt[MS_CU_HB];
@@ -1312,7 +1427,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         return;
     }
 #ifdef MS_CU_ONEREAD
-    {
+    if (OR) {
         const ms_cu_filt f1 = ms_cu_filters(c);
         if (ms_cu_onread(a, c.row, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
             ms_cu_k2_one<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
@@ -2785,10 +2900,10 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
-template <int PF>
+template <int PF, bool OR = false> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread) */
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
-                                              unsigned long long *cand_sh, int32_t *n_sh) {
+                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
     const int lane = threadIdx.x & 31;
     for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
         const int32_t i = i0 + threadIdx.x;
@@ -2802,7 +2917,7 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 #ifdef MS_CU_ONEREAD
         /* round 13: K2 listed its chunk's top k' of C (min-p from the chunk's max): min-p's exact test from
          * the true m keeps those of S0 (ms_cu_from_y, as every other path decides it) */
-        if (c.oneread && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+        if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
 #endif
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
@@ -2914,11 +3029,13 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
+template <bool OR> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread) */
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
                                               , float lscale_pre, uint64_t dbits
-                                              ) {
+                                              , bool orow) {
+    const bool oneread = OR && orow; /* a constant false in the default instantiation */
     const int lane = threadIdx.x & 31;
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
@@ -2942,7 +3059,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     float lscale = 0.0f;
     if (!c.inf_row && n_all > kk
 #ifdef MS_CU_ONEREAD
-        && !c.oneread /* round 13: nothing binned (K2 does not know m): every candidate listed */
+        && !oneread /* round 13: nothing binned (K2 does not know m): every candidate listed */
 #endif
     ) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
@@ -2954,7 +3071,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     int32_t n;
     for (;;) {
-            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh);
+            ms_cu_k4_list<PF, OR>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
@@ -2980,7 +3097,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         atomicAdd(&ms_cu_mode_rows[7], 1ull);
         if (trim) atomicAdd(&ms_cu_mode_rows[0], 1ull);
 #ifdef MS_CU_ONEREAD
-        if (c.oneread) atomicAdd(&ms_cu_or_rows[3], 1ull);
+        if (oneread) atomicAdd(&ms_cu_or_rows[3], 1ull);
 #endif
     }
     if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
@@ -3002,6 +3119,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
 #  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
 #endif
+template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
@@ -3013,8 +3131,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         ms_cu_filt lf = {};
         int32_t lkk = 0;
         if (ms_cu_k4_lean(a, r, lc, lf, lkk)) { /* the same verdict in every thread */
+            bool orow = false; /* round 13: K2's one-read path served this row */
 #ifdef MS_CU_ONEREAD
-            lc.oneread = ms_cu_onread(a, a.logits + (size_t)r * (size_t)a.stride * a.elem, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
+            orow = OR && ms_cu_onread(a, a.logits + (size_t)r * (size_t)a.stride * a.elem, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
 #endif
             if (threadIdx.x == 0) lite_n = 0;
             const float lsc = ms_cu_lbin_scale(lc);
@@ -3022,7 +3141,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
-            if (ms_cu_k4_lite(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits)) return;
+            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow)) return;
         }
     }
     const int32_t slot = ms_cu_slot_ok(a, r);
@@ -3265,6 +3384,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     ms_cu_dev guard(st->device);
     if (!guard.ok) return ms__fail(res, MS_ECUDA, "cudaSetDevice(%d) failed", st->device);
     e = cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&st->l2_bytes, cudaDevAttrL2CacheSize, st->device);
     int major = 0;
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, st->device);
     if (e != cudaSuccess) return ms_cu_err(res, e, "device attributes");
@@ -3309,7 +3429,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
-    e = cudaFuncSetAttribute(ms_cu_k4, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+    e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#ifdef MS_CU_ONEREAD
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
 }
@@ -3451,13 +3574,14 @@ extern "C" int ms__cuda_pull_slot(ms_resource *res, int32_t slot) {
 #endif
 static int32_t ms_cu_pb_min = MS_CU_PB_MINCHUNK, ms_cu_drawv_min = MS_CU_DRAWV_MINCHUNK;
 #ifdef MS_CU_ONEREAD
-/* Round 13 (never run): the one-read path for lite rows from this chunk size (at B=1 a row's ~1024-token chunks
- * have maxima far below the row's, so their superset C would be long; at V=151936 8192 enables B >= 32). Tests
- * lower it (ms__cuda_oneread). */
+/* Round 13: the one-read path for lite rows from this chunk size (at B=1 a row's ~1024-token chunks
+ * have maxima far below the row's, so their superset C would be long; at V=151936 8192 enables B >= 32), and
+ * since round 14 only for steps whose logits exceed L2 (ms_cu_launch). Tests set it (ms__cuda_oneread). */
 #ifndef MS_CU_ONEREAD_MINCHUNK
 #define MS_CU_ONEREAD_MINCHUNK 8192
 #endif
 static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
+static bool ms_cu_or_l2 = true; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
 extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
     ms_cu_pb_min = pb < 0 ? MS_CU_PB_MINCHUNK : pb;
@@ -3515,13 +3639,24 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
         a.drawv = chunk >= ms_cu_drawv_min;
 #ifdef MS_CU_ONEREAD
-        a.oneread = chunk >= ms_cu_or_min; /* from B and V alone: the same in a captured graph */
+        /* From B, V and the dtype alone: the same in a captured graph. Round 14: and only when the step's
+         * logits do not fit in L2, where K1's read is the one from DRAM that the path saves; when they fit,
+         * K2's second read comes from L2 and the path did not pay (H200, fp32 V=151936: flat B=32 35.8 ->
+         * 38.9 us, B=64 49.3 -> 49.8; at B=128 and 256, 78 and 156 MB, it gained 10-28 us). */
+        a.oneread = chunk >= ms_cu_or_min && (!ms_cu_or_l2 || (int64_t)n * V * a.elem > (int64_t)st->l2_bytes);
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
-    void (*k1)(ms_cu_args) = ms_cu_k1;
-    void (*k2)(ms_cu_args) = ms_cu_k2;
-    void (*k4)(ms_cu_args) = ms_cu_k4;
+    void (*k1)(ms_cu_args) = ms_cu_k1<false>;
+    void (*k2)(ms_cu_args) = ms_cu_k2<false>;
+    void (*k4)(ms_cu_args) = ms_cu_k4<false>;
+#ifdef MS_CU_ONEREAD
+    if (a.oneread) { /* round 14: the one-read path's instantiations only in steps that can take it */
+        k1 = ms_cu_k1<true>;
+        k2 = ms_cu_k2<true>;
+        k4 = ms_cu_k4<true>;
+    }
+#endif
     cudaError_t e = cudaSuccess;
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
@@ -3683,23 +3818,26 @@ extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
 }
 
 /* Round 13's switch and counters (ms_cu_or_rows): see ms_cuda.h. */
-extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[4]) {
+extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 #ifdef MS_CU_ONEREAD
-    if (minchunk != -2) ms_cu_or_min = minchunk < 0 ? MS_CU_ONEREAD_MINCHUNK : minchunk;
+    if (minchunk != -2) {
+        ms_cu_or_min = minchunk < 0 ? MS_CU_ONEREAD_MINCHUNK : minchunk;
+        ms_cu_or_l2 = minchunk < 0; /* a test's threshold alone decides */
+    }
     if (!out) return 1;
-    unsigned long long v[4];
+    unsigned long long v[5];
     const int on = 1;
     if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess ||
         cudaMemcpyFromSymbol(v, ms_cu_or_rows, sizeof v) != cudaSuccess) {
         cudaGetLastError();
         return MS_ECUDA;
     }
-    for (int i = 0; i < 4; i++) out[i] = v[i];
+    for (int i = 0; i < 5; i++) out[i] = v[i];
     return 1;
 #else
     (void)minchunk;
     if (out)
-        for (int i = 0; i < 4; i++) out[i] = 0;
+        for (int i = 0; i < 5; i++) out[i] = 0;
     return 0;
 #endif
 }

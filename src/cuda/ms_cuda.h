@@ -54,14 +54,16 @@ void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv);
  * out[3]. Returns 3 (bit 0: the stage is built, bit 1: the bin cut is; both switches until the round's device
  * runs, the default since), MS_ECUDA on a CUDA error; waits for the device. */
 int ms__cuda_k2_rows(uint64_t out[4]);
-/* Round 13 (tests only; the path is built with -DMS_CU_ONEREAD, off by default, never run on a device yet):
- * minchunk sets the smallest chunk for which a step takes the one-read path for lite rows (-1: the default
- * 8192, 0: every step, -2: unchanged); read at launch, on the host. With out (not NULL), counted since the
+/* Round 13 (tests only; the path is built unless -DMS_CU_NO_ONEREAD, see docs/cuda.md round 14):
+ * minchunk sets the smallest chunk for which a step takes the one-read path for lite rows (-1: the default,
+ * chunks of 8192 tokens and a step's logits larger than L2; >= 0: that chunk size alone, 0: every step; -2:
+ * unchanged); read at launch, on the host. With out (not NULL), counted since the
  * process started once this or ms__cuda_mode_rows was called: K2 blocks that took the path, out[0], those
  * whose pass stage overflowed (the chunk re-read), out[1], those with more tokens of the superset than K2's
- * stage holds (the radix select), out[2], rows K4 served from them, out[3]. Returns 1 when the path is built,
+ * stage holds (the radix select), out[2], rows K4 served from them, out[3], and (round 14) blocks whose online
+ * top-k' cut fired, out[4]. Returns 1 when the path is built,
  * 0 when not (out zeroed, nothing done), MS_ECUDA on a CUDA error (waits for the device). */
-int ms__cuda_oneread(int32_t minchunk, uint64_t out[4]);
+int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */

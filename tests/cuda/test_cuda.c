@@ -412,6 +412,29 @@ static void gen_row_stage(ms_trng *g, float *x, int32_t width, int32_t V, const 
     }
 }
 
+/* Round 14: the bench's rows and full setting (ms_bench_cuda: T 0.7, min-p 0.05, top-k 50, top-p 0.9, a
+ * repetition penalty 1.2), for the one-read path's online top-k' cut: flat rows (N(0,1), three in four; their
+ * chunks' min-p supersets overflowed round 13's stage) and peaked ones (3 N(0,1), about 0.3% of the tokens
+ * raised by 8). */
+static void gen_row_oflat(ms_trng *g, float *x, int32_t width) {
+    const bool peaked = ms_trng_below(g, 4) == 0;
+    for (int32_t t = 0; t < width; t++) {
+        double v = ms_trng_normal(g);
+        if (peaked) v = 3.0 * v + (ms_trng_below(g, 1000) < 3 ? 8.0 : 0.0);
+        x[t] = (float)v;
+    }
+}
+static ms_req_config gen_cfg_oflat(ms_trng *g) {
+    ms_req_config c = ms_req_config_default();
+    c.temperature = 0.7f;
+    c.top_p = 0.9f;
+    c.top_k = 50;
+    c.min_p = 0.05f;
+    c.repetition_penalty = 1.2f;
+    c.seed = ms_trng_next(g);
+    return c;
+}
+
 /* Mostly lite rows (min-p and a top-k <= 64 in the default order), mixed with rows of the other paths in
  * the same batch: the HF order, a top-k over 2048 or none, greedy, a window penalty. */
 static ms_req_config gen_cfg_fused(ms_trng *g) {
@@ -447,6 +470,7 @@ typedef struct idcase {
     bool fused;      /* gen_cfg_fused / gen_row_fused: rows at min-p's edges */
     bool edge;       /* gen_cfg_edge / gen_row_edge: round 11, rows at K2's bucket edges */
     bool stage;      /* gen_cfg_fused / gen_row_stage: round 12, rows for K2's block-wide stage */
+    bool oflat;      /* gen_cfg_oflat / gen_row_oflat: round 14, the bench's rows, every row 16-byte aligned */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -465,7 +489,8 @@ static void run_case(idcase *c) {
     ms_trng g = {c->seed};
     const int32_t V = c->V, B = c->B;
     const int32_t width = c->spec_vocab && V > 1 ? V + 3 : V; /* padded head columns are never drawn */
-    const int64_t stride = width + (ms_trng_below(&g, 2) ? 5 : 0);
+    int64_t stride = width + (ms_trng_below(&g, 2) ? 5 : 0);
+    if (c->oflat) stride = (width + 7) / 8 * 8; /* every row aligned: all on the one-read path where it runs */
     const int32_t n_req = B > 1 ? (B * 4 + 4) / 5 : 1;
     int32_t stop_ids[3] = {0, V > 2 ? V / 2 : 0, V - 1};
     ms_spec spec = ms_spec_default();
@@ -512,7 +537,7 @@ static void run_case(idcase *c) {
     static _Thread_local ms_req_config fcfg[256]; /* the requests' settings (gen_row_fused) */
     for (int32_t i = 0; i < n_req; i++) {
         ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                          : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                          : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : c->oflat ? gen_cfg_oflat(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
         if (i < 256) fcfg[i] = cfg;
         req[i] = next_rid++;
@@ -523,6 +548,7 @@ static void run_case(idcase *c) {
         ms_step step = ms_step_default();
         step.apply_penalty = ms_trng_below(&g, 8) != 0;
         step.apply_filters = ms_trng_below(&g, 10) != 0;
+        if (c->oflat) step.apply_filters = true; /* the bench's steps (one step in the quick set) */
         /* prefill for a few requests */
         if (c->spec_vocab) {
             int32_t pt[40];
@@ -547,6 +573,7 @@ static void run_case(idcase *c) {
             else if (c->bins) gen_row_bins(&g, xf, width, V);
             else if (c->topp) gen_row_topp(&g, xf, width, V);
             else if (c->band) gen_row_band(&g, xf, width, V);
+            else if (c->oflat) gen_row_oflat(&g, xf, width);
             else if (c->fused || c->edge || c->stage) {
                 int32_t i = 0; /* the row's request, for its T and min-p */
                 while (i + 1 < n_req && i + 1 < 256 && req[i] != rids[r]) i++;
@@ -620,7 +647,7 @@ static void run_case(idcase *c) {
             ms_remove(ref, req[i]);
             ms_remove(gpu, req[i]);
             ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
-                              : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
+                              : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : c->oflat ? gen_cfg_oflat(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
             if (i < 256) fcfg[i] = cfg;
             req[i] = next_rid++;
@@ -1004,17 +1031,42 @@ TEST(cuda_identity_k2_stage) {
  * min-p's boundary, the max in the last chunk (the other chunks' maxima far below it), a block at the
  * boundary) in every dtype (the path takes rows whose start is aligned to 4 values: with the harness's odd
  * strides about a quarter of them, all with the even ones), against the CPU reference token for token (and kept set for kept set where the
- * harness explains). Part one at the host's own threshold (chunks of at least 8192 tokens: V=151936 from B=32),
+ * harness explains). Part one at round 13's threshold (chunks of at least 8192 tokens: V=151936 from B=32),
  * part two with the path forced on every step (B=1 and 16: chunks of 1024-4604 tokens, whose maxima lie
  * far below the row's, so C is long). Where the path is built, K2 blocks must have taken it, some of them
  * overflowed their pass stage, and K4 must have served rows from it; without it the counters stay zero.
- * Quick: V=151936 B=64 fp32 and V=32000 B=1 (forced), one step. */
+ * Part three (round 14): the bench's rows and full setting (gen_row_oflat, every row aligned) at B = 64, 128
+ * and 256 (fp32; bf16 at 256), the path forced on, where the pass's online top-k' cut must fire in most blocks and leave almost
+ * none to overflow the pass stage or to take the select over re-reads (round 13 overflowed 2875 of 5490).
+ * Quick: V=151936 B=64 fp32 and V=32000 B=1 (forced), one step; part three at B=64 fp32, one step. */
 TEST(cuda_identity_oneread) {
     need_device("cuda_identity_oneread");
-    uint64_t before[4], after[4];
+    uint64_t before[5], after[5], mid[5];
     const int built = ms__cuda_oneread(-1, before);
     REQUIRE(built >= 0);
-    for (int part = 0; part < 2; part++) {
+    for (int part = 0; part < 3; part++) {
+        if (part == 2) {
+            REQUIRE(ms__cuda_oneread(-2, mid) >= 0);
+            idcase fc[4];
+            static const int32_t Bs[] = {64, 128, 256, 256};
+            int nf = 0;
+            for (int k = 0; k < 4; k++) {
+                if (quick() && k != 0) continue;
+                memset(&fc[nf], 0, sizeof fc[nf]);
+                fc[nf].V = 151936;
+                fc[nf].B = Bs[k];
+                fc[nf].dtype = k == 3 ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+                fc[nf].steps = quick() ? 1 : 2;
+                fc[nf].spec_vocab = true;
+                fc[nf].oflat = true;
+                fc[nf].seed = 0x14f1a700u + (uint64_t)k;
+                nf++;
+            }
+            REQUIRE(ms__cuda_oneread(0, NULL) == built); /* on at B=64 too, which the host leaves off (L2) */
+            run_cases(fc, nf);
+            REQUIRE(ms__cuda_oneread(-1, NULL) == built);
+            break;
+        }
         idcase cases[16];
         int n = 0;
         for (int k = 0; k < 8; k++) {
@@ -1047,25 +1099,42 @@ TEST(cuda_identity_oneread) {
             cases[n].seed = 0x13ead000u + (uint64_t)(part * 16 + k);
             n++;
         }
-        if (part == 1) REQUIRE(ms__cuda_oneread(0, NULL) == built); /* every step: chunks of any size */
+        /* part one: chunks of 8192 tokens (round 13's threshold, without round 14's L2 condition, which leaves
+         * B=32 and 64 off at V=151936 fp32); part two: every step, chunks of any size */
+        REQUIRE(ms__cuda_oneread(part == 1 ? 0 : 8192, NULL) == built);
         run_cases(cases, n);
         REQUIRE(ms__cuda_oneread(-1, NULL) == built); /* the default again, for the tests after this one */
     }
     REQUIRE(ms__cuda_oneread(-2, after) >= 0);
-    uint64_t dl[4];
-    for (int i = 0; i < 4; i++) dl[i] = after[i] - before[i];
-    printf("  one-read path (%s): K2 blocks %llu, pass stage overflowed (re-read) %llu, C over the stage (select "
-           "over re-reads) %llu; rows K4 served from it %llu\n",
+    uint64_t dl[5], df[5];
+    for (int i = 0; i < 5; i++) {
+        dl[i] = mid[i] - before[i];
+        df[i] = after[i] - mid[i];
+    }
+    printf("  one-read path (%s), parts 1-2: K2 blocks %llu, pass stage overflowed (re-read) %llu, C over the stage "
+           "(select over re-reads) %llu; rows K4 served from it %llu; top-k' cut fired in %llu blocks\n",
            built ? "built" : "not built", (unsigned long long)dl[0], (unsigned long long)dl[1],
-           (unsigned long long)dl[2], (unsigned long long)dl[3]);
+           (unsigned long long)dl[2], (unsigned long long)dl[3], (unsigned long long)dl[4]);
+    printf("  part 3 (the bench's rows): K2 blocks %llu, overflowed %llu, select over re-reads %llu; rows K4 served "
+           "%llu; top-k' cut fired in %llu blocks\n",
+           (unsigned long long)df[0], (unsigned long long)df[1], (unsigned long long)df[2], (unsigned long long)df[3],
+           (unsigned long long)df[4]);
     if (built) {
+        /* round 14: on the bench's rows the cut fires in (nearly) every block and (nearly) none overflows */
+        CHECK_MSG(df[0] > 0, "no K2 block of part three took the one-read path");
+        /* flat rows are three in four; a peaked chunk stages fewer than k' tokens, so its cut need not fire */
+        CHECK_MSG(df[4] * 2 >= df[0], "the top-k' cut fired in fewer than half of part three's blocks");
+        CHECK_MSG(df[1] * 50 <= df[0], "more than 2%% of part three's blocks overflowed their pass stage");
+        CHECK_MSG(df[2] * 50 <= df[0], "more than 2%% of part three's blocks took the select over re-reads");
+        CHECK_MSG(dl[4] > 0, "the top-k' cut never fired in parts one and two");
         CHECK_MSG(dl[0] > 0, "no K2 block took the one-read path");
         CHECK_MSG(dl[3] > 0, "K4 served no row from the one-read path");
         /* the quick set has too few aligned all-equal rows to be sure of one (the path takes aligned rows only) */
         if (!quick()) CHECK_MSG(dl[1] > 0, "no one-read block overflowed its pass stage");
         CHECK_MSG(dl[1] < dl[0], "every one-read block overflowed its pass stage");
     } else {
-        CHECK_MSG(dl[0] == 0 && dl[1] == 0 && dl[2] == 0 && dl[3] == 0, "the one-read counters moved in a build without it");
+        CHECK_MSG(dl[0] == 0 && dl[1] == 0 && dl[2] == 0 && dl[3] == 0 && dl[4] == 0 && df[0] == 0,
+                  "the one-read counters moved in a build without it");
     }
 }
 
