@@ -91,7 +91,7 @@ typedef struct ms_cu_rowstat {
 typedef struct ms_cu_state {
     int device;
     int sm_count;
-    int l2_bytes;       /* round 14: the one-read path only for batches larger than L2 (ms_cu_launch) */
+    int l2_bytes;       /* the one-read path only for batches larger than 3/4 of L2 (ms_cu_launch) */
     bool pdl;           /* programmatic dependent launch of K2..K4 (sm_90 and newer) */
     cudaStream_t stream;
     ms_cu_slot *d_slots;
@@ -1143,8 +1143,9 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
  * and ms_cu_k2_list needs only those. The counts are read by atomics while others still land: lower bounds,
  * which only lower b. Both cuts drop only tokens that the chunk's list may lack, so their max does too. */
 #define MS_CU_OBINS 128
-#ifndef MS_CU_OR_SCAN /* a warp finds the cut every MS_CU_OR_SCAN-th step (a power of 2; a tunable) */
-#  define MS_CU_OR_SCAN 4
+#ifndef MS_CU_OR_SCAN /* a warp finds the cut every MS_CU_OR_SCAN-th step (a power of 2; a tunable). 8 since the
+                       * ninth session: 0.2-1.2 us a step faster than 4 at B=128 and 256 (H200, both shapes) */
+#  define MS_CU_OR_SCAN 8
 #endif
 __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     const float v = (ry - y) * sc; /* ry finite, y not NaN (staged tokens): -inf for y = +inf, +inf for -inf */
@@ -3581,7 +3582,10 @@ static int32_t ms_cu_pb_min = MS_CU_PB_MINCHUNK, ms_cu_drawv_min = MS_CU_DRAWV_M
 #define MS_CU_ONEREAD_MINCHUNK 8192
 #endif
 static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
-static bool ms_cu_or_l2 = true; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
+#ifndef MS_CU_ONEREAD_L2 /* 0: the path from MS_CU_ONEREAD_MINCHUNK alone (a measurement switch) */
+#define MS_CU_ONEREAD_L2 1
+#endif
+static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
 extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
     ms_cu_pb_min = pb < 0 ? MS_CU_PB_MINCHUNK : pb;
@@ -3642,8 +3646,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         /* From B, V and the dtype alone: the same in a captured graph. Round 14: and only when the step's
          * logits do not fit in L2, where K1's read is the one from DRAM that the path saves; when they fit,
          * K2's second read comes from L2 and the path did not pay (H200, fp32 V=151936: flat B=32 35.8 ->
-         * 38.9 us, B=64 49.3 -> 49.8; at B=128 and 256, 78 and 156 MB, it gained 10-28 us). */
-        a.oneread = chunk >= ms_cu_or_min && (!ms_cu_or_l2 || (int64_t)n * V * a.elem > (int64_t)st->l2_bytes);
+         * 38.9 us, B=64 49.3 -> 49.8; at B=128 and 256, 78 and 156 MB, it gained 10-28 us). Ninth session:
+         * from 3/4 of L2, since B=96 (58 MB, just under the H200's L2) gained too (flat 64.1 -> 59.0 us,
+         * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). */
+        a.oneread = chunk >= ms_cu_or_min && (!ms_cu_or_l2 || (int64_t)n * V * a.elem * 4 > (int64_t)st->l2_bytes * 3);
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
