@@ -44,6 +44,7 @@ typedef struct ms_bench_opts {
     bool no_baseline;                         /* --no-baseline: skip MS_BACKEND_CPU_REF (it is slow) */
     uint64_t seed;                            /* --seed S (default 1) */
     int device;                               /* --device D (CUDA ordinal, default 0) */
+    int dtype;                                /* ms_bench_cuda --dtype f32|bf16: MS_DTYPE_* of the logits (default f32) */
 } ms_bench_opts;
 
 /* Fills the defaults above. */

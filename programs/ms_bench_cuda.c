@@ -56,6 +56,13 @@ static void bc_fill(float *x, size_t n, int peaked, uint64_t seed) {
     }
 }
 
+/* --dtype bf16: a value rounded to bf16, to nearest even (the bench's values are finite) */
+static uint16_t bc_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
 static int bc_cmp_f(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
@@ -187,7 +194,8 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
 #endif
 
 static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, int32_t V, double bw, double t0) {
-    const size_t row_bytes = (size_t)V * 4, set_bytes = (size_t)B * row_bytes;
+    const int dt = o->dtype == MS_DTYPE_BF16 ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+    const size_t row_bytes = (size_t)V * (dt == MS_DTYPE_F32 ? 4 : 2), set_bytes = (size_t)B * row_bytes;
     size_t nsets = (size_t)ceil(o->min_buffer_mb * 1048576.0 / (double)set_bytes);
     if (nsets < 2) nsets = 2;
     ms_spec spec = ms_spec_default();
@@ -209,7 +217,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     int64_t *rids = malloc((size_t)B * sizeof(int64_t));
     int32_t *slots = malloc((size_t)B * 4), *ks = calloc((size_t)B, 4);
     int32_t *tok_g = malloc((size_t)B * 4), *tok_c = malloc((size_t)B * 4);
-    float *host = malloc(set_bytes);
+    float *host = malloc((size_t)B * (size_t)V * sizeof(float));
     if (!seen || !rids || !slots || !ks || !tok_g || !tok_c || !host) return -1;
     uint64_t s = o->seed * 1000003u + (uint64_t)B * 7 + (uint64_t)V;
     for (int32_t i = 0; i < B; i++) {
@@ -226,6 +234,13 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     step.n_prefill = B;
     if (setting == MS_BENCH_FULL) ms_plan(res, &step);
     bc_fill(host, (size_t)B * V, peaked, s);
+    /* bf16 steps: the same values rounded to bf16, which both backends read as bf16 */
+    uint16_t *h16 = dt == MS_DTYPE_BF16 ? malloc(set_bytes) : NULL;
+    if (dt == MS_DTYPE_BF16) {
+        if (!h16) return -1;
+        for (size_t i = 0; i < (size_t)B * V; i++) h16[i] = bc_bf16(host[i]);
+    }
+    const void *hin = h16 ? (const void *)h16 : (const void *)host;
 
     float *dx = NULL;
     int32_t *d_slot, *d_k, *d_tok;
@@ -237,7 +252,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     BCU(cudaMalloc((void **)&d_k, (size_t)B * 4));
     BCU(cudaMalloc((void **)&d_tok, (size_t)B * 4));
     BCU(cudaMalloc(&ws, wsb));
-    BCU(cudaMemcpy(dx, host, set_bytes, cudaMemcpyHostToDevice));
+    BCU(cudaMemcpy(dx, hin, set_bytes, cudaMemcpyHostToDevice));
     for (size_t i = 1; i < nsets; i++) BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
     BCU(cudaMemcpy(d_slot, slots, (size_t)B * 4, cudaMemcpyHostToDevice));
     BCU(cudaMemcpy(d_k, ks, (size_t)B * 4, cudaMemcpyHostToDevice));
@@ -248,7 +263,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     /* one graph per input set: a replay is one step, its launches back to back */
     cudaGraphExec_t *ex = malloc(nsets * sizeof(cudaGraphExec_t));
     for (size_t i = 0; i < nsets; i++) {
-        ms_cuda_rows rows = {B, d_slot, d_k, (const char *)dx + i * set_bytes, MS_DTYPE_F32, V, 0, true, true, d_tok, NULL};
+        ms_cuda_rows rows = {B, d_slot, d_k, (const char *)dx + i * set_bytes, dt, V, 0, true, true, d_tok, NULL};
         cudaGraph_t g;
         BCU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
         int rc = ms_cuda_sample_rows(res, &rows, ws, wsb);
@@ -281,7 +296,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
      * sorts most of the vocabulary in the reference: the first 16 rows) */
     int checked = 0, agree = 0;
     if (!o->no_baseline) {
-        ms_cuda_rows rows = {B, d_slot, d_k, dx, MS_DTYPE_F32, V, 0, true, true, d_tok, NULL};
+        ms_cuda_rows rows = {B, d_slot, d_k, dx, dt, V, 0, true, true, d_tok, NULL};
         BCU(ms_cuda_sample_rows(res, &rows, ws, wsb) == MS_OK ? cudaSuccess : cudaErrorUnknown);
         BCU(cudaStreamSynchronize(st));
         BCU(cudaMemcpy(tok_g, d_tok, (size_t)B * 4, cudaMemcpyDeviceToHost));
@@ -295,7 +310,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
                 ms_ingest(ref, i, &c);
             }
             if (setting == MS_BENCH_FULL) ms_plan(ref, &step);
-            ms_batch b = {nb, rids, host, MS_DTYPE_F32, V, 0};
+            ms_batch b = {nb, rids, hin, dt, V, 0};
             if (ms_sample(ref, NULL, &b, tok_c, NULL) == MS_OK)
                 for (int32_t i = 0; i < nb; i++) {
                     checked++;
@@ -304,20 +319,23 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
             ms_resource_free(ref);
         }
     }
-    const char *sname = setting == MS_BENCH_FULL ? "full" : "top-p";
+    const char *sname = dt == MS_DTYPE_BF16 ? (setting == MS_BENCH_FULL ? "full.bf16" : "top-p.bf16")
+                                            : (setting == MS_BENCH_FULL ? "full" : "top-p");
     double anchor = setting == MS_BENCH_FULL ? -1 : bc_anchor(peaked, B, V);
     char fij[320] = "null"; /* the JSON line's "flashinfer" value */
 #ifdef MSAMPLER_HAVE_FLASHINFER
-    anchor = ms_bench_flashinfer_cell(dx, nsets, B, V, setting == MS_BENCH_FULL ? 50 : 0, steps, o->json, fij, sizeof fij);
+    if (dt == MS_DTYPE_F32) /* FlashInfer's side reads fp32 */
+        anchor = ms_bench_flashinfer_cell(dx, nsets, B, V, setting == MS_BENCH_FULL ? 50 : 0, steps, o->json, fij, sizeof fij);
 #else
     if (anchor > 0) snprintf(fij, sizeof fij, "{\"us\":%.0f,\"source\":\"ANCHORS.md\"}", anchor);
 #endif
     if (o->json) {
-        printf("{\"backend\":\"cuda\",\"setting\":\"%s\",\"shape\":\"%s\",\"batch\":%d,\"vocab\":%d,\"us_per_step\":%.2f,"
+        printf("{\"backend\":\"cuda\",\"dtype\":\"%s\",\"setting\":\"%s\",\"shape\":\"%s\",\"batch\":%d,\"vocab\":%d,\"us_per_step\":%.2f,"
                "\"floor_us\":%.2f,\"read_us\":%.2f,\"empty_step_us\":%.2f,\"ratio\":%.2f,\"us_per_row\":%.3f,\"floor_us_per_row\":%.3f,\"threads\":0,"
                "\"baseline_us_per_row\":null,\"tokens_checked\":%d,\"tokens_match\":%s,\"copy_bw_gbs\":%.0f,"
                "\"input_sets\":%zu,\"flashinfer\":%s}\n",
-               sname, peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us, us / B, floor_us / B, checked,
+               dt == MS_DTYPE_BF16 ? "bf16" : "f32", setting == MS_BENCH_FULL ? "full" : "top-p", peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us,
+               us / B, floor_us / B, checked,
                checked == agree ? "true" : "false", bw / 1e9, nsets, fij);
     } else {
         char anc[32] = "-";
@@ -335,7 +353,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     res = NULL;
     cudaStreamDestroy(st);
     cudaFree(dx); cudaFree(d_slot); cudaFree(d_k); cudaFree(d_tok); cudaFree(ws);
-    free(ex); free(ev); free(t); free(seen); free(rids); free(slots); free(ks); free(tok_g); free(tok_c); free(host); free(pf);
+    free(ex); free(ev); free(t); free(seen); free(rids); free(slots); free(ks); free(tok_g); free(tok_c); free(host); free(h16); free(pf);
     return 0;
 }
 
@@ -384,7 +402,8 @@ int msample_bench_cuda(const ms_bench_opts *o) {
 
 #ifdef MS_BENCH_CUDA_STANDALONE
 /* Standalone: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both]
- *                           [--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline] */
+ *                           [--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline]
+ *                           [--dtype f32|bf16] (bf16: the same values rounded to bf16, read as bf16 by both backends) */
 static int bc_list(const char *s, int32_t *out) {
     int n = 0;
     while (*s && n < MS_BENCH_MAX_LIST) {
@@ -414,6 +433,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--buffer-mb")) o.min_buffer_mb = atof(v), i++;
         else if (!strcmp(a, "--json")) o.json = true;
         else if (!strcmp(a, "--no-baseline")) o.no_baseline = true;
+        else if (!strcmp(a, "--dtype") && (!strcmp(v, "f32") || !strcmp(v, "bf16")))
+            o.dtype = strcmp(v, "bf16") ? MS_DTYPE_F32 : MS_DTYPE_BF16, i++;
         else if (!strcmp(a, "--shape")) {
             o.n_shapes = 0;
             if (strcmp(v, "peaked")) o.shapes[o.n_shapes++] = MS_BENCH_FLAT;
@@ -426,7 +447,8 @@ int main(int argc, char **argv) {
             i++;
         } else {
             fprintf(stderr, "usage: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both] "
-                            "[--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline]\n");
+                            "[--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline] "
+                            "[--dtype f32|bf16]\n");
             return 2;
         }
     }

@@ -76,6 +76,7 @@ ncu_times() { # binary, batch, setting, shape: each kernel's time in steady grap
 # AB_VARIANTS (D N), AB_N (3) times alternating; the first run of each checks its tokens against the CPU
 # reference; round 11: AB_V, default 151936, the vocabularies, AB_SHAPE, default both, the shapes), stamps:V (V's timeline, built with -DMS_CU_STAMPS: full setting at B in STAMPS_B, both
 # shapes), ncu (kernel times of AB_NCU "variant:B", flat, setting AB_NCU_SETTING, default full).
+# AB_DTYPE=bf16: the ab step's logits in bf16 (ms_bench_cuda --dtype, ninth session; binaries built before it lack it).
 case "$what" in r9) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r9bin}}; what=ab ;; r10) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r10bin}}; what=ab ;; esac
 if [ "$what" = ab ]; then
   AB_BIN=${AB_BIN:-.devcarry/abbin}
@@ -106,7 +107,8 @@ if [ "$what" = ab ]; then
               [ -x build-gpu$v/ms_bench_cuda ] || continue
               log "bench $st, V=${AB_V:-151936}, $v ($(desc $v))" | tee -a "$OUT/bench.txt"
               timeout 40 build-gpu$v/ms_bench_cuda --setting $st --vocab ${AB_V:-151936} --batch ${AB_B:-1,16,64} \
-                --shape ${AB_SHAPE:-both} --reps 3 $([ $i = 1 ] || echo --no-baseline) 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
+                --shape ${AB_SHAPE:-both} --reps 3 $([ $i = 1 ] || echo --no-baseline) $([ -z "${AB_DTYPE:-}" ] || echo --dtype $AB_DTYPE) \
+                2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
             done
           done
         done ;;
