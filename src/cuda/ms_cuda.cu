@@ -3663,10 +3663,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         k4 = ms_cu_k4<true>;
     }
 #endif
-    cudaError_t e = cudaSuccess;
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
-    if (!st->pdl) k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -3678,7 +3676,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.stream = st->stream;
         cfg.attrs = at;
         cfg.numAttrs = 1;
-        e = cudaLaunchKernelEx(&cfg, k1, a); /* its pass overlaps K0; it waits for K0 before its atomics */
+        cudaError_t e = cudaLaunchKernelEx(&cfg, k1, a); /* its pass overlaps K0; it waits for K0 before its atomics */
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
         cfg.gridDim = dim3((unsigned)n);
@@ -3687,11 +3685,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k4, a);
         if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
     } else {
+        k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
     }
-    e = cudaGetLastError();
+    const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
     return MS_OK;
 }
