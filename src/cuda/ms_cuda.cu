@@ -3810,16 +3810,24 @@ extern "C" int ms__cuda_r11(void) {
 /* Round 12's counters (ms_cu_k2_rows), out[4]: returns 3 (bit 0: the stage is built, bit 1: the bin cut is;
  * both were switches, -DMS_CU_K2_ATOM and -DMS_CU_K2_BINSEL, until the round's device runs), MS_ECUDA on a
  * CUDA error. */
-extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
-    unsigned long long v[4];
+/* The tests' counters: turns counting on (ms_cu_count_all) and copies the n counters of sym to out; MS_OK, or
+ * MS_ECUDA on a CUDA error (cleared). One body for ms__cuda_k2_rows, ms__cuda_oneread and ms__cuda_mode_rows. */
+template <size_t N>
+static int ms_cu_counters(const unsigned long long (&sym)[N], uint64_t *out) {
+    unsigned long long v[N];
     const int on = 1;
     if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess ||
-        cudaMemcpyFromSymbol(v, ms_cu_k2_rows, sizeof v) != cudaSuccess) {
+        cudaMemcpyFromSymbol(v, sym, sizeof v) != cudaSuccess) {
         cudaGetLastError();
         return MS_ECUDA;
     }
-    for (int i = 0; i < 4; i++) out[i] = v[i];
-    return 3; /* both built (the default since round 12) */
+    for (size_t i = 0; i < N; i++) out[i] = v[i];
+    return MS_OK;
+}
+
+extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
+    const int rc = ms_cu_counters(ms_cu_k2_rows, out);
+    return rc != MS_OK ? rc : 3; /* both built (the default since round 12) */
 }
 
 /* Round 13's switch and counters (ms_cu_or_rows): see ms_cuda.h. */
@@ -3830,15 +3838,8 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
         ms_cu_or_l2 = minchunk < 0; /* a test's threshold alone decides */
     }
     if (!out) return 1;
-    unsigned long long v[5];
-    const int on = 1;
-    if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess ||
-        cudaMemcpyFromSymbol(v, ms_cu_or_rows, sizeof v) != cudaSuccess) {
-        cudaGetLastError();
-        return MS_ECUDA;
-    }
-    for (int i = 0; i < 5; i++) out[i] = v[i];
-    return 1;
+    const int rc = ms_cu_counters(ms_cu_or_rows, out);
+    return rc != MS_OK ? rc : 1;
 #else
     (void)minchunk;
     if (out)
@@ -3847,20 +3848,7 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 #endif
 }
 
-extern "C" int ms__cuda_mode_rows(uint64_t out[8]) {
-    unsigned long long v[8];
-    const int on = 1;
-    if (cudaMemcpyToSymbol(ms_cu_count_all, &on, sizeof on) != cudaSuccess) {
-        cudaGetLastError();
-        return MS_ECUDA;
-    }
-    if (cudaMemcpyFromSymbol(v, ms_cu_mode_rows, sizeof v) != cudaSuccess) {
-        cudaGetLastError();
-        return MS_ECUDA;
-    }
-    for (int i = 0; i < 8; i++) out[i] = v[i];
-    return MS_OK;
-}
+extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu_mode_rows, out); }
 
 /* ---- public CUDA API --------------------------------------------------------------------------- */
 

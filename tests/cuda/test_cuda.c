@@ -683,6 +683,20 @@ static void *worker(void *arg) {
     }
 }
 
+/* Appends a case: V, B, dtype, steps and seed set, the SPEC's vocabulary on, every other field zero; returns
+ * it (the caller sets the path's flag) and counts it in *n. */
+static idcase *case_add(idcase *cases, int *n, int32_t V, int32_t B, ms_dtype d, int steps, uint64_t seed) {
+    idcase *c = &cases[(*n)++];
+    memset(c, 0, sizeof *c);
+    c->V = V;
+    c->B = B;
+    c->dtype = d;
+    c->steps = steps;
+    c->spec_vocab = true;
+    c->seed = seed;
+    return c;
+}
+
 /* The reference is single-threaded and sorts; run the cases on all cores. */
 static void run_cases(idcase *cases, int n) {
     pool p = {cases, n, 0, PTHREAD_MUTEX_INITIALIZER};
@@ -717,14 +731,7 @@ TEST(cuda_identity_matrix) {
     for (int d = 0; d < 3; d++)
         for (int v = 0; v < nv; v++)
             for (int b = 0; b < nb; b++) {
-                memset(&cases[n], 0, sizeof cases[n]);
-                cases[n].V = Vs[v];
-                cases[n].B = Bs[b];
-                cases[n].dtype = Ds[d];
-                cases[n].steps = quick() ? 1 : 2;
-                cases[n].spec_vocab = true;
-                cases[n].seed = 0x5eed0000u + (uint64_t)n;
-                n++;
+                (void)case_add(cases, &n, Vs[v], Bs[b], Ds[d], quick() ? 1 : 2, 0x5eed0000u + (uint64_t)n);
             }
     run_cases(cases, n);
 }
@@ -741,15 +748,9 @@ TEST(cuda_identity_lite) {
         for (int v = 0; v < 3; v++)
             for (int b = 0; b < 3; b++) {
                 if (quick() && (v == 2 || b == 2)) continue;
-                memset(&cases[n], 0, sizeof cases[n]);
-                cases[n].V = Vs[v];
-                cases[n].B = Bs[b];
-                cases[n].dtype = d ? MS_DTYPE_BF16 : MS_DTYPE_F32;
-                cases[n].steps = 3;
-                cases[n].spec_vocab = true;
-                cases[n].lite = true;
-                cases[n].seed = 0x11e0000u + (uint64_t)n;
-                n++;
+                idcase *cs = case_add(cases, &n, Vs[v], Bs[b], d ? MS_DTYPE_BF16 : MS_DTYPE_F32, 3,
+                    0x11e0000u + (uint64_t)n);
+                cs->lite = true;
             }
     run_cases(cases, n);
 }
@@ -766,15 +767,9 @@ TEST(cuda_identity_top_p_alone) {
         for (int v = 0; v < 3; v++)
             for (int b = 0; b < 2; b++) {
                 if (quick() && (v > 0 || b > 0)) continue;
-                memset(&cases[n], 0, sizeof cases[n]);
-                cases[n].V = Vs[v];
-                cases[n].B = Bs[b];
-                cases[n].dtype = d ? MS_DTYPE_BF16 : MS_DTYPE_F32;
-                cases[n].steps = 3;
-                cases[n].spec_vocab = true;
-                cases[n].topp = true;
-                cases[n].seed = 0x70b0000u + (uint64_t)n;
-                n++;
+                idcase *cs = case_add(cases, &n, Vs[v], Bs[b], d ? MS_DTYPE_BF16 : MS_DTYPE_F32, 3,
+                    0x70b0000u + (uint64_t)n);
+                cs->topp = true;
             }
     run_cases(cases, n);
 }
@@ -797,15 +792,9 @@ TEST(cuda_identity_band) {
             for (int b = 0; b < 3; b++) {
                 if (quick() && (d > 0 || v > 0 || b > 1)) continue;
                 if (d == 1 && b == 2) continue; /* bf16 at B 1 / 99: the largest cases dominate the time */
-                memset(&cases[n], 0, sizeof cases[n]);
-                cases[n].V = quick() ? 32000 : Vs[v];
-                cases[n].B = quick() ? (b ? 7 : 1) : Bs[b];
-                cases[n].dtype = d ? MS_DTYPE_BF16 : MS_DTYPE_F32;
-                cases[n].steps = quick() ? 1 : Bs[b] == 256 ? 1 : 3;
-                cases[n].spec_vocab = true;
-                cases[n].band = true;
-                cases[n].seed = 0xba4d000u + (uint64_t)n;
-                n++;
+                idcase *cs = case_add(cases, &n, quick() ? 32000 : Vs[v], quick() ? (b ? 7 : 1) : Bs[b],
+                    d ? MS_DTYPE_BF16 : MS_DTYPE_F32, quick() ? 1 : Bs[b] == 256 ? 1 : 3, 0xba4d000u + (uint64_t)n);
+                cs->band = true;
             }
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
@@ -845,15 +834,9 @@ static void band_edges_part(int part, uint64_t dl[8]) {
             if (quick() && (V != 32000 || k == 6)) continue;
         }
         if (quick() && B == 7) B = 64; /* enough rows that some take the BAND path under the sanitizers */
-        memset(&cases[n], 0, sizeof cases[n]);
-        cases[n].V = V;
-        cases[n].B = B;
-        cases[n].dtype = d;
-        cases[n].steps = quick() || B == 256 ? 1 : 2;
-        cases[n].spec_vocab = true;
-        cases[n].edge = true;
-        cases[n].seed = 0x11ed000u + 100u * (uint64_t)part + (uint64_t)n;
-        n++;
+        idcase *cs = case_add(cases, &n, V, B, d, quick() || B == 256 ? 1 : 2,
+            0x11ed000u + 100u * (uint64_t)part + (uint64_t)n);
+        cs->edge = true;
     }
     if (part == 2) ms__cuda_r11_minchunk(0, 0);
     run_cases(cases, n);
@@ -900,15 +883,9 @@ TEST(cuda_identity_lite_bins) {
         else if (k < 10) V = k == 8 ? 32000 : 151936, B = 256;
         else V = 151936, B = k == 10 ? 1 : 99, d = MS_DTYPE_BF16;
         if (quick() && (V > 32000 || B > 99)) continue; /* quick (compute-sanitizer): V 111 / 32000, B 1 / 7 */
-        memset(&cases[n], 0, sizeof cases[n]);
-        cases[n].V = V;
-        cases[n].B = quick() && B > 1 ? 7 : B;
-        cases[n].dtype = d;
-        cases[n].steps = B == 256 || quick() ? 1 : 3;
-        cases[n].spec_vocab = true;
-        cases[n].bins = true;
-        cases[n].seed = 0xb1450000u + (uint64_t)n;
-        n++;
+        idcase *cs = case_add(cases, &n, V, quick() && B > 1 ? 7 : B, d, B == 256 || quick() ? 1 : 3,
+            0xb1450000u + (uint64_t)n);
+        cs->bins = true;
     }
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
@@ -944,15 +921,9 @@ TEST(cuda_identity_minp_edges) {
         const int32_t V = small ? Vs2[(k - 7) / 2] : k < 6 ? Vs[k / 3] : 151936;
         const int32_t B = small ? Bs2[(k - 7) % 2] : k < 6 ? Bs[k % 3] : 64;
         if (quick() && k != 0 && k != 9) continue;
-        memset(&cases[n], 0, sizeof cases[n]);
-        cases[n].V = V;
-        cases[n].B = B;
-        cases[n].dtype = k == 6 ? MS_DTYPE_BF16 : MS_DTYPE_F32;
-        cases[n].steps = quick() ? 1 : small ? 2 : 3;
-        cases[n].spec_vocab = true;
-        cases[n].fused = true;
-        cases[n].seed = (small ? 0xf05e1000u : 0xf05e0000u) + (uint64_t)n;
-        n++;
+        idcase *cs = case_add(cases, &n, V, B, k == 6 ? MS_DTYPE_BF16 : MS_DTYPE_F32, quick() ? 1 : small ? 2 : 3,
+            (small ? 0xf05e1000u : 0xf05e0000u) + (uint64_t)n);
+        cs->fused = true;
     }
     run_cases(cases, n);
     REQUIRE(ms__cuda_mode_rows(after) == MS_OK);
@@ -987,15 +958,8 @@ TEST(cuda_identity_k2_stage) {
         else if (k == 12) V = 262144, B = 64, d = MS_DTYPE_F16;
         else V = 151936, B = 256;
         if (quick() && !(V == 151936 && B == 64 && d == MS_DTYPE_F32) && !(V == 32000 && B == 1)) continue;
-        memset(&cases[n], 0, sizeof cases[n]);
-        cases[n].V = V;
-        cases[n].B = B;
-        cases[n].dtype = d;
-        cases[n].steps = quick() ? 1 : 2;
-        cases[n].spec_vocab = true;
-        cases[n].stage = true;
-        cases[n].seed = 0x57a60000u + (uint64_t)n;
-        n++;
+        idcase *cs = case_add(cases, &n, V, B, d, quick() ? 1 : 2, 0x57a60000u + (uint64_t)n);
+        cs->stage = true;
     }
     run_cases(cases, n);
     REQUIRE(ms__cuda_k2_rows(after) >= 0);
@@ -1088,16 +1052,9 @@ TEST(cuda_identity_oneread) {
                 if (k == 7) d = MS_DTYPE_F16;
                 if (quick() && k != 2) continue;
             }
-            memset(&cases[n], 0, sizeof cases[n]);
-            cases[n].V = V;
-            cases[n].B = B;
-            cases[n].dtype = d;
-            cases[n].steps = quick() ? 1 : 2;
-            cases[n].spec_vocab = true;
-            if (k % 2) cases[n].fused = true;
-            else cases[n].stage = true;
-            cases[n].seed = 0x13ead000u + (uint64_t)(part * 16 + k);
-            n++;
+            idcase *cs = case_add(cases, &n, V, B, d, quick() ? 1 : 2, 0x13ead000u + (uint64_t)(part * 16 + k));
+            if (k % 2) cs->fused = true;
+            else cs->stage = true;
         }
         /* part one: chunks of 8192 tokens (round 13's threshold, without round 14's L2 condition, which leaves
          * B=32 and 64 off at V=151936 fp32); part two: every step, chunks of any size */
@@ -1328,14 +1285,9 @@ TEST(cuda_identity_many_steps) {
     idcase cases[16];
     int n = 0;
     for (int i = 0; i < 16; i++) {
-        memset(&cases[n], 0, sizeof cases[n]);
-        cases[n].V = i % 4 == 0 ? 5 : i % 4 == 1 ? 111 : i % 4 == 2 ? 2000 : 32000;
-        cases[n].B = i % 2 ? 37 : 99;
-        cases[n].dtype = (ms_dtype)(i % 3);
-        cases[n].steps = quick() ? 3 : 25;
-        cases[n].spec_vocab = i < 12;
-        cases[n].seed = 0xabc000u + (uint64_t)i;
-        n++;
+        idcase *cs = case_add(cases, &n, i % 4 == 0 ? 5 : i % 4 == 1 ? 111 : i % 4 == 2 ? 2000 : 32000,
+            i % 2 ? 37 : 99, (ms_dtype)(i % 3), quick() ? 3 : 25, 0xabc000u + (uint64_t)i);
+        cs->spec_vocab = i < 12;
     }
     run_cases(cases, n);
 }
