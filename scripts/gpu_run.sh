@@ -77,6 +77,8 @@ ncu_times() { # binary, batch, setting, shape: each kernel's time in steady grap
 # reference; round 11: AB_V, default 151936, the vocabularies, AB_SHAPE, default both, the shapes), stamps:V (V's timeline, built with -DMS_CU_STAMPS: full setting at B in STAMPS_B, both
 # shapes), ncu (kernel times of AB_NCU "variant:B", flat, setting AB_NCU_SETTING, default full).
 # AB_DTYPE=bf16: the ab step's logits in bf16 (ms_bench_cuda --dtype, ninth session; binaries built before it lack it).
+# Step ab:DTYPE (round 15A): the ab step again with --dtype DTYPE, B in AB_B_DT (default AB_B), AB_N_DT (AB_N) runs
+# of the variants AB_VARIANTS_DT (AB_VARIANTS).
 case "$what" in r9) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r9bin}}; what=ab ;; r10) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r10bin}}; what=ab ;; esac
 if [ "$what" = ab ]; then
   AB_BIN=${AB_BIN:-.devcarry/abbin}
@@ -99,15 +101,17 @@ if [ "$what" = ab ]; then
       san:*)
         run_san build-gpu$v/tests/cuda/ms_cuda_tests memcheck $SANSET
         run_san build-gpu$v/tests/cuda/ms_cuda_tests racecheck $RACESET ;;
-      ab)
-        for i in $(seq 1 ${AB_N:-3}); do
-          for v in ${AB_VARIANTS:-D N}; do
+      ab|ab:*) # ab:DTYPE (round 15A): this step's logits in DTYPE at B in AB_B_DT (default AB_B), AB_N_DT times
+        dt=${AB_DTYPE:-}; bl=${AB_B:-1,16,64}; nr=${AB_N:-3}; vl=${AB_VARIANTS:-D N}
+        [ "$step" = ab ] || { dt=${step#ab:}; bl=${AB_B_DT:-$bl}; nr=${AB_N_DT:-$nr}; vl=${AB_VARIANTS_DT:-$vl}; }
+        for i in $(seq 1 $nr); do
+          for v in $vl; do
             for st in $(echo ${AB_SETTINGS:-full} | tr ',' ' '); do
               [ $(left) -gt 25 ] || break
               [ -x build-gpu$v/ms_bench_cuda ] || continue
-              log "bench $st, V=${AB_V:-151936}, $v ($(desc $v))" | tee -a "$OUT/bench.txt"
-              timeout 40 build-gpu$v/ms_bench_cuda --setting $st --vocab ${AB_V:-151936} --batch ${AB_B:-1,16,64} \
-                --shape ${AB_SHAPE:-both} --reps 3 $([ $i = 1 ] || echo --no-baseline) $([ -z "${AB_DTYPE:-}" ] || echo --dtype $AB_DTYPE) \
+              log "bench $st, V=${AB_V:-151936}, $v ($(desc $v))${dt:+, $dt}" | tee -a "$OUT/bench.txt"
+              timeout 40 build-gpu$v/ms_bench_cuda --setting $st --vocab ${AB_V:-151936} --batch $bl \
+                --shape ${AB_SHAPE:-both} --reps 3 $([ $i = 1 ] || echo --no-baseline) $([ -z "$dt" ] || echo --dtype $dt) \
                 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
             done
           done
