@@ -155,18 +155,18 @@ static double bc_anchor(int peaked, int32_t B, int32_t V) {
  * with -DMS_CU_STAMPS and MS_BENCH_STAMPS set, one replay of the step's graph at a time (after the
  * device is idle), 9 times: each event's earliest and latest %globaltimer over the blocks, in us after
  * the first K1 block started, the median of the 9. Events as in src/cuda/ms_cuda.cu (ms_cu_stamp). */
-int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long long hi[16]);
+int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]);
 static int bc_cmp_d(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
-    static const char *name[16] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
+    static const char *name[17] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
                                    "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn", "K4w rank", "K4w filt",
-                                   "K4w idord"};
-    enum { R = 9, E = 16 };
+                                   "K4w idord", "K2 scan"};
+    enum { R = 9, E = 17 };
     double lo[E][R], hi[E][R];
-    unsigned long long l[16], h[16];
+    unsigned long long l[17], h[17];
     for (int k = 0; k < R; k++) {
         if (ms__cuda_stamps(1, l, h) != 1) {
             printf("stamps: not built (configure with CMAKE_CUDA_FLAGS=-DMS_CU_STAMPS)\n");

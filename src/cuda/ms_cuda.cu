@@ -135,8 +135,10 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * exit (rows it skips), 8 K4 entry, 9 K4 after its wait, 10 K4 lean: after the stats' and bins' loads,
  * 11 K4 lean: the list built (after its barrier), 12 K4 lean: the row drawn (warp 0, after ms_cu_k4_warp2)
  * or the block finish done; inside the one-warp finish (ms_cu_k4_warp2): 13 the counts and masses above,
- * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test). */
-#define MS_CU_NSTAMP 16
+ * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test); round 15A: 16 K2's scan
+ * done (lite and one-read rows: after the barrier that follows ms_cu_k2_scan / ms_cu_k2_scan1, before the
+ * drain and the list). */
+#define MS_CU_NSTAMP 17
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
 __device__ int ms_cu_st_on;
@@ -234,6 +236,88 @@ __device__ __forceinline__ void ms_cu_load_groups(const ms_cu_row &c, int32_t t,
         }
     }
 }
+/* Round 15A: K2's scans (ms_cu_k2_scan, ms_cu_k2_scan1) keep MS_CU_RING groups of 4 values per thread in flight
+ * through a per-thread cp.async ring in shared memory instead of NG groups in registers: K2 is capped at 64
+ * registers (4 blocks/SM), so NG = 2 (32 B a thread) was all it could hold, and each iteration waited a whole
+ * memory latency before the next one's loads issued (the one-read pass over DRAM ran at 1.1-2 TB/s, bound by
+ * bytes in flight). Each thread copies its own next groups (16 B of fp32 or 8 B of fp16 / bf16, and the seen
+ * set's 32-bit word of the group when the presence penalty is on) into its own slots MS_CU_RING groups ahead,
+ * one commit group per group (an empty one past the chunk, so the counts stay fixed), and waits with
+ * cp.async.wait_group for the ones it reads next. A thread reads only the slots it filled itself, so no barrier
+ * is needed; a slot is refilled only after its values were read into registers and used (the group max). The
+ * values and the per-thread order of the tests are the same as the register loads': exactness is untouched.
+ * The slots alias sbuf (MS_CU_STAGE_SH x 8 B: MS_CU_RING x 16 B a thread) and the first 1024 words of the
+ * scnt array (the words), both unused until the scan has ended: the scans end with cp.async.wait_all and
+ * their callers' next barrier comes before the drain's, the overflow's or the list's first write there.
+ * -DMS_CU_NO_RING: the register loads (ms_cu_load_groups), as before round 15A. */
+struct ms_cu_ring {
+    unsigned char *d; /* MS_CU_RING x blockDim.x slots of 16 B: thread i's slot s at d + (s blockDim.x + i) 16 */
+    uint32_t *w;      /* the seen words: thread i's slot s at w[s blockDim.x + i] */
+};
+#ifndef MS_CU_RING
+#  define MS_CU_RING 4 /* groups in flight per thread (a multiple of MS_CU_K2_NG) */
+#endif
+static_assert(MS_CU_RING * MS_CU_T123 * 16 <= MS_CU_STAGE_SH * 8, "the ring's slots fit in sbuf");
+static_assert(MS_CU_RING * MS_CU_T123 <= 1024, "the ring's words lie before the one-read bins (h + 1024)");
+__device__ __forceinline__ void ms_cu_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void ms_cu_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void ms_cu_cp_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+/* Copies group t (t < tv) of thread threadIdx.x into ring slot s, then commits a group (empty for t >= tv). */
+__device__ __forceinline__ void ms_cu_ring_put(const ms_cu_row &c, const ms_cu_ring &rg, int s, int32_t t, int32_t tv) {
+    if (t < tv) {
+        const uint32_t i = (uint32_t)s * blockDim.x + threadIdx.x;
+        const uint32_t d = (uint32_t)__cvta_generic_to_shared(rg.d + (size_t)i * 16);
+        if (c.dtype == MS_DTYPE_F32)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"((const float *)c.row + t) : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"((const uint16_t *)c.row + t) : "memory");
+        if (c.pres) {
+            const uint32_t dw = (uint32_t)__cvta_generic_to_shared(rg.w + i);
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dw), "l"((const uint32_t *)c.seen + (t >> 5))
+                         : "memory");
+        }
+    }
+    ms_cu_cp_commit();
+}
+/* Fills slots 0..MS_CU_RING-1 with this thread's first groups (t, t + step, ...). */
+__device__ __forceinline__ void ms_cu_ring_start(const ms_cu_row &c, const ms_cu_ring &rg, int32_t t, int32_t step,
+                                                 int32_t tv) {
+#pragma unroll
+    for (int s = 0; s < MS_CU_RING; s++) ms_cu_ring_put(c, rg, s, t + s * step, tv);
+}
+/* ms_cu_load_groups from the ring: waits until this thread's groups in slots s0..s0+NG-1 have landed (all but
+ * the MS_CU_RING - NG groups committed after them), then reads them (values converted as ms_cu_load4). */
+template <int NG>
+__device__ __forceinline__ void ms_cu_ring_get(const ms_cu_row &c, const ms_cu_ring &rg, int s0, int32_t t,
+                                               int32_t step, int32_t tv, float (&v)[NG][4], uint32_t (&words)[NG]) {
+    static_assert(MS_CU_RING % NG == 0 && MS_CU_RING >= NG, "the ring holds whole steps");
+    ms_cu_cp_wait<MS_CU_RING - NG>();
+#pragma unroll
+    for (int u = 0; u < NG; u++) {
+        words[u] = 0;
+        if (t + u * step < tv) {
+            const uint32_t i = (uint32_t)(s0 + u) * blockDim.x + threadIdx.x;
+            if (c.dtype == MS_DTYPE_F32) {
+                const float4 q = *(const float4 *)(rg.d + (size_t)i * 16);
+                v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
+            } else {
+                const uint2 q = *(const uint2 *)(rg.d + (size_t)i * 16);
+                const uint16_t h[4] = {(uint16_t)q.x, (uint16_t)(q.x >> 16), (uint16_t)q.y, (uint16_t)(q.y >> 16)};
+                for (int k = 0; k < 4; k++) v[u][k] = c.dtype == MS_DTYPE_BF16 ? ms__bf16_to_f32(h[k]) : ms__f16_to_f32(h[k]);
+            }
+            if (c.pres) words[u] = rg.w[i];
+        }
+    }
+}
+/* Refills slots s0..s0+NG-1 with the groups MS_CU_RING groups after t's (call after their values were used). */
+template <int NG>
+__device__ __forceinline__ void ms_cu_ring_next(const ms_cu_row &c, const ms_cu_ring &rg, int s0, int32_t t,
+                                                int32_t step, int32_t tv) {
+#pragma unroll
+    for (int u = 0; u < NG; u++) ms_cu_ring_put(c, rg, s0 + u, t + (MS_CU_RING + u) * step, tv);
+}
+
 /* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
 template <int NG = 4, class F>
 __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
@@ -868,6 +952,9 @@ __device__ int ms_cu_count_all;
  * [0] and those whose stage overflowed, so that they re-read their chunk [1]; chunks cut by the candidate
  * bins [2] and those whose bins were too crowded, cut by the radix select [3]. */
 __device__ unsigned long long ms_cu_k2_rows[4];
+/* Round 15A (ms__cuda_ring; counted once a test has asked): K2 blocks whose scan ran through the ring, lite
+ * [0] and one-read [1]. */
+__device__ unsigned long long ms_cu_ring_rows[2];
 
 /* Round 12: K2's lite scan without warp votes. K2 at B=64 was instruction-bound
  * (~39 thread-instructions a token: per group of 4 two __any_sync, per token a ballot, a popc and the
@@ -879,26 +966,36 @@ __device__ unsigned long long ms_cu_k2_rows[4];
  * for NaN (which sanitize makes -inf, never a survivor of a lite row, min_p > 0) and otherwise the same
  * test; a group whose raw maximum is below the cut costs three fmaxf and a compare (fmaxf ignores NaN;
  * four NaN give NaN, not below the cut: tested per token, where each fails). */
-template <int NG, class P>
-__device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, P pass) {
+template <int NG, bool RG, class P> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups */
+__device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, const ms_cu_ring &rg, P pass) {
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
     const float cut = c.xcut;
     int32_t ts = t0;
+    (void)rg;
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
+        int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
+        if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+            float gm[NG];
+            if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
+            else ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+#pragma unroll
+            for (int u = 0; u < NG; u++) gm[u] = t + u * step < tv ? fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])) : 0.0f;
+            if (RG) { /* the slots' values are in registers and used (gm) */
+                ms_cu_ring_next<NG>(c, rg, s0, t, step, tv);
+                s0 = (s0 + NG) % MS_CU_RING;
+            }
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
                 if (tg >= tv) continue;
                 const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
-                const float gm = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
-                if (!c.win && nib == 0 && gm < cut) continue;
+                if (!c.win && nib == 0 && gm[u] < cut) continue;
                 uint32_t pm = 0;
                 if (!c.win && nib == 0) {
 #pragma unroll
@@ -920,6 +1017,7 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
                 if (pm) pass(tg, v[u], pm);
             }
         }
+        if (RG) ms_cu_cp_wait_all(); /* only empty groups are left; none outlives the scan (the ring aliases sbuf) */
         ts = tv;
     }
     for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
@@ -1042,7 +1140,7 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-template <int NG>
+template <int NG, bool RG>
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
@@ -1064,7 +1162,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * itself with the slow path inline (from L2): the same survivors and masses, only slower; out of the
      * scan's loop, which the stage's append alone keeps small. */
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
-    ms_cu_k2_scan<NG>(c, t0, t1, [&](int32_t t, const float *x, uint32_t pm) {
+    if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
+    const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
+    ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1074,6 +1174,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             }
     });
     __syncthreads();
+    ms_cu_stamp(16);
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
@@ -1195,10 +1296,10 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
  * Returns the thread's max of x over all its tokens (the tail's too). An unaligned chunk would test its
  * tokens one by one against -inf (every token staged: slow, exact); ms_cu_onread leaves such rows out, so
  * only a chunk's last 1-3 tokens come here. Rows without a window penalty only. */
-template <int NG, class P>
+template <int NG, bool RG, class P> /* RG: as ms_cu_k2_scan */
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
                                                 uint32_t kk, uint32_t *smax, uint32_t *sref, uint32_t *stk,
-                                                uint32_t *oh, P pass) {
+                                                uint32_t *oh, const ms_cu_ring &rg, P pass) {
     const unsigned FULL = 0xffffffffu;
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
@@ -1221,10 +1322,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
          * 256 tokens alone would set a low cut, staging more tokens (an unkept host model estimated about a
          * third more for flat N(0,1) chunks at B=64; the stage holds 2048). */
         bool first = tv - t0 >= NG * step;
+        int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
+        if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+            if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
+            else ms_cu_load_groups<NG>(c, t, step, tv, v, words);
             float gm[NG];
             uint32_t nib[NG];
 #pragma unroll
@@ -1244,6 +1348,10 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 }
                 gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
                 rm = fmaxf(rm, gm[u]);
+            }
+            if (RG) { /* the slots' values are in registers and used (gm) */
+                ms_cu_ring_next<NG>(c, rg, s0, t, step, tv);
+                s0 = (s0 + NG) % MS_CU_RING;
             }
             /* the block's max so far: tokens of this chunk, so a lower bound of its max */
             uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
@@ -1312,6 +1420,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 }
             }
         }
+        if (RG) ms_cu_cp_wait_all(); /* only empty groups are left; none outlives the scan (the ring aliases sbuf) */
         ts = tv;
     }
     for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) { /* not counted: counts are lower bounds */
@@ -1328,7 +1437,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
  * block-uniform: each reads shared values after a barrier (*rn, smax, *sn) or the row's settings. The
  * stats are zeroed by K0, which only K1 waits for, so this block waits before its first global
  * atomic (maxkey, cand_n). */
-template <int NG>
+template <int NG, bool RG>
 __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn,
                              unsigned long long *wq) {
@@ -1347,8 +1456,11 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[0], 1ull);
+    if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[1], 1ull);
     const float minp_cut = logf(c.sl.min_p) - 0.01f; /* as ms_cu_set_m */
-    const float rm = ms_cu_k2_scan1<NG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, [&](int32_t t, const float *x, uint32_t pm) {
+    /* round 15A: sbuf and h's first 1024 words are unused until the scan ends (oh lies past them) */
+    const ms_cu_ring rg = {(unsigned char *)sbuf, h};
+    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1362,6 +1474,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
     }
     __syncthreads();
+    ms_cu_stamp(16);
     /* cm = fl(cm_x / T), K1's key of it for the row's maxkey. No finite y in the chunk (all -inf, or x / T
      * rounds to -inf): none of its tokens is in S0 (w = 0 when m > -inf; the row is empty when m = -inf),
      * and the row's maxkey needs nothing from it (K1's key(-inf) and the memset's 0 read the same). */
@@ -1402,7 +1515,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
-template <bool OR> /* as ms_cu_k1 */
+template <bool OR, bool RG> /* OR: as ms_cu_k1; RG: round 15A's ring in the scans (ms_cu_launch: grids past one wave) */
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ uint32_t scnt[MS_CU_HB];
@@ -1431,7 +1544,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (OR) {
         const ms_cu_filt f1 = ms_cu_filters(c);
         if (ms_cu_onread(a, c.row, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
-            ms_cu_k2_one<MS_CU_K2_NG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
+            ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
             return;
@@ -1448,7 +1561,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         /* In K2 rather than a kernel of its own: one launch fewer measured 2-12 us faster at every B
          * (H200, B=1..256) although K2's registers allow fewer loads in flight. The stage of tokens that
          * pass the cheap test lives in smass (MS_CU_HB entries). */
-        ms_cu_k2_lite<MS_CU_K2_NG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
+        ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
         ms_cu_stamp(4);
         return;
     }
@@ -3587,6 +3700,18 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
+/* Round 15A: K2's scans through the cp.async ring (ms_cu_ring) only in steps whose K1..K3 grid exceeds one wave
+ * (n G > MS_CU_K2_MINB blocks per multiprocessor): measured on the H200 (full setting, V=151936), the ring gained
+ * 5.8-10.5 us a step at fp32 B=128 and 256 and 6.7-24.5 at bf16 B=128 and 256 (640 and 1280 blocks), and lost
+ * 0.7-3.4 us at B=1..64 and flat B=96 (528 blocks or fewer: one wave), on both paths (docs/cuda.md, round 15A),
+ * where each scan is no faster with it: not bound by bytes in flight. -1: that rule;
+ * 0 / 1: off / on in every step (tests, ms__cuda_ring). -DMS_CU_NO_RING: never (the kernels not built). */
+#ifndef MS_CU_RING_MODE /* a measurement switch: 1 builds the ring on in every step */
+#  define MS_CU_RING_MODE -1
+#endif
+#ifndef MS_CU_NO_RING
+static int ms_cu_ring_mode = MS_CU_RING_MODE;
+#endif
 extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
     ms_cu_pb_min = pb < 0 ? MS_CU_PB_MINCHUNK : pb;
     ms_cu_drawv_min = drawv < 0 ? MS_CU_DRAWV_MINCHUNK : drawv;
@@ -3654,13 +3779,20 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
-    void (*k2)(ms_cu_args) = ms_cu_k2<false>;
+    void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
+#ifndef MS_CU_NO_RING
+    const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
+    if (ring) k2 = ms_cu_k2<false, true>;
+#endif
 #ifdef MS_CU_ONEREAD
     if (a.oneread) { /* round 14: the one-read path's instantiations only in steps that can take it */
         k1 = ms_cu_k1<true>;
-        k2 = ms_cu_k2<true>;
+        k2 = ms_cu_k2<true, false>;
         k4 = ms_cu_k4<true>;
+#  ifndef MS_CU_NO_RING
+        if (ring) k2 = ms_cu_k2<true, true>;
+#  endif
     }
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
@@ -3771,9 +3903,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long long hi[16]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 16, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 17, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
@@ -3785,8 +3917,8 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long 
         return 1;
     }
     const int off = 0; /* read and disarm */
-    if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(lo, ms_cu_st_lo, 16 * 8) != cudaSuccess ||
-        cudaMemcpyFromSymbol(hi, ms_cu_st_hi, 16 * 8) != cudaSuccess ||
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(lo, ms_cu_st_lo, MS_CU_NSTAMP * 8) != cudaSuccess ||
+        cudaMemcpyFromSymbol(hi, ms_cu_st_hi, MS_CU_NSTAMP * 8) != cudaSuccess ||
         cudaMemcpyToSymbol(ms_cu_st_on, &off, sizeof off) != cudaSuccess)
         return -1;
     return 1;
@@ -3831,6 +3963,19 @@ extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
 }
 
 /* Round 13's switch and counters (ms_cu_or_rows): see ms_cuda.h. */
+extern "C" int ms__cuda_ring(int mode, uint64_t out[2]) {
+#ifndef MS_CU_NO_RING
+    if (mode != -2) ms_cu_ring_mode = mode < 0 ? MS_CU_RING_MODE : mode > 0;
+    if (!out) return 1;
+    const int rc = ms_cu_counters(ms_cu_ring_rows, out);
+    return rc != MS_OK ? rc : 1;
+#else
+    (void)mode;
+    if (out) out[0] = out[1] = 0;
+    return 0;
+#endif
+}
+
 extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 #ifdef MS_CU_ONEREAD
     if (minchunk != -2) {

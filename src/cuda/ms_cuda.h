@@ -64,10 +64,15 @@ int ms__cuda_k2_rows(uint64_t out[4]);
  * top-k' cut fired, out[4]. Returns 1 when the path is built,
  * 0 when not (out zeroed, nothing done), MS_ECUDA on a CUDA error (waits for the device). */
 int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
+/* Tests only (round 15A): K2's scans through the cp.async ring: mode -1 the host's rule (grids past one wave), 0 off,
+ * 1 on in every step, -2 unchanged. With out (not NULL), counted since the process started once a counter hook was
+ * called: K2 blocks whose scan ran through it, lite out[0] and one-read out[1]. Returns 1 when the ring is built,
+ * 0 when not (-DMS_CU_NO_RING: out zeroed, nothing done), MS_ECUDA on a CUDA error. */
+int ms__cuda_ring(int mode, uint64_t out[2]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */
-int ms__cuda_stamps(int op, unsigned long long lo[16], unsigned long long hi[16]);
+int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]);
 
 #ifdef __cplusplus
 }

@@ -985,6 +985,52 @@ TEST(cuda_identity_k2_stage) {
     REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's threshold again */
 }
 
+/* Round 15A: K2's scans through the per-thread cp.async ring (ms_cu_ring; the host takes it only for grids past
+ * one wave, B=128 and 256 at V=151936 on an H200), forced on in every step (ms__cuda_ring(1)): round 12's stage
+ * rows (gen_row_stage: flat, all-equal, tied, NaN groups, +-inf; the presence penalty, windows) through the lite
+ * scan in fp32, bf16 and fp16, with unaligned rows among them (the tail code); the same and the min-p edges
+ * (gen_row_fused) with the one-read path forced on (ms__cuda_oneread(0)); the bench's rows at B=64. Tokens,
+ * statuses and explanations equal to the reference; where the ring is built, blocks of both scans must have run
+ * through it (its counters), and none where it is not. Quick (compute-sanitizer): fp32 V 151936 B 64 lite, fp32
+ * V 32000 B 1 one-read, bf16 V 151936 B 16 one-read, one step each. */
+TEST(cuda_identity_ring) {
+    need_device("cuda_identity_ring");
+    uint64_t before[2], after[2];
+    const int built = ms__cuda_ring(-2, before);
+    REQUIRE(built >= 0);
+    REQUIRE(ms__cuda_ring(1, NULL) == built);
+    for (int part = 0; part < 2; part++) {
+        idcase cases[8];
+        int n = 0;
+        for (int k = 0; k < 7; k++) {
+            static const int32_t Vs[] = {151936, 151936, 32000, 151936, 262144, 151936, 151936};
+            static const int32_t Bs[] = {64, 1, 1, 16, 7, 64, 99};
+            static const ms_dtype Ds[] = {MS_DTYPE_F32, MS_DTYPE_F32, MS_DTYPE_F32, MS_DTYPE_BF16, MS_DTYPE_F16,
+                                          MS_DTYPE_F32, MS_DTYPE_BF16};
+            if (quick() && !(part == 0 && k == 0) && !(part == 1 && (k == 2 || k == 3))) continue;
+            idcase *cs = case_add(cases, &n, Vs[k], Bs[k], Ds[k], quick() ? 1 : 2, 0x15a10000u + (uint64_t)(part * 16 + k));
+            if (k == 5) cs->oflat = true;
+            else if (part == 1 && k % 2) cs->fused = true;
+            else cs->stage = true;
+        }
+        /* part zero: the one-read path off (lite rows take round 12's scan); part one: on in every step */
+        REQUIRE(ms__cuda_oneread(part == 0 ? INT32_MAX : 0, NULL) >= 0);
+        run_cases(cases, n);
+    }
+    REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's rules again, for the tests after this one */
+    REQUIRE(ms__cuda_ring(-1, after) == built);
+    const uint64_t dl = after[0] - before[0], d1 = after[1] - before[1];
+    printf("  ring (%s): K2 blocks through it, lite %llu, one-read %llu\n", built ? "built" : "not built",
+           (unsigned long long)dl, (unsigned long long)d1);
+    if (built) {
+        CHECK_MSG(dl > 0, "no lite K2 block ran its scan through the ring");
+        const int orb = ms__cuda_oneread(-2, NULL);
+        CHECK_MSG(orb <= 0 || d1 > 0, "no one-read K2 block ran its scan through the ring");
+    } else {
+        CHECK_MSG(dl == 0 && d1 == 0, "the ring's counters moved in a build without it");
+    }
+}
+
 /* Round 13's one-read path for lite rows (built with -DMS_CU_ONEREAD; off by default; written without a device:
  * never run yet). K1 skips those rows, each K2 block lists its chunk's top k' of the superset C (min-p from the
  * chunk's own max) and K4 applies min-p's exact test with the true max. The rows of cuda_identity_k2_stage and
