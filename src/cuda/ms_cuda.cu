@@ -1422,6 +1422,9 @@ __device__ unsigned long long ms_cu_k3_rows[2];
 #ifndef MS_CU_K3_SPIN_US /* how long a K2 block waits for its row's mode before it gives up its gather (a bound, not a tunable) */
 #define MS_CU_K3_SPIN_US 1000
 #endif
+/* the bound in use (ms__cuda_k3 sets it: the tests raise it under compute-sanitizer, whose slowed blocks took longer
+ * than 1 ms to reach their ticket, so that the rows fell back to FULL and the BAND tests' counters failed) */
+__device__ unsigned long long ms_cu_k3_spin_ns = (unsigned long long)MS_CU_K3_SPIN_US * 1000ull;
 __device__ __forceinline__ uint32_t ms_cu_ld_acquire(const uint32_t *p) {
     uint32_t v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -1459,7 +1462,7 @@ __device__ __forceinline__ void ms_cu_k2_k3(const ms_cu_args &a, int32_t r, int3
                 const unsigned long long t0 = ms_cu_gtimer();
                 unsigned ns = 32; /* a short backoff: the flag's latency is what this round saves */
                 while (!((v = ms_cu_ld_acquire(&st->k3go)) & 3u)) {
-                    if (ms_cu_gtimer() - t0 > (unsigned long long)MS_CU_K3_SPIN_US * 1000ull) break;
+                    if (ms_cu_gtimer() - t0 > ms_cu_k3_spin_ns) break;
                     __nanosleep(ns);
                     ns = ns < 256 ? 2 * ns : ns;
                 }
@@ -1778,7 +1781,28 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
+#ifdef MS_CU_K3_NOWAIT
+    /* Round 15B (L): K3's blocks of rows it has no work for (greedy, no filter, lite: K2 never makes them FAST or BAND;
+     * the same tests on the slot's settings as K2's, which the host wrote before K1) return without waiting for K2, so
+     * that K3's grid is done as soon as its busy rows are; block 0 always waits, so K3's completion still covers K2's
+     * (K4 waits for K3 alone). */
+    if (blockIdx.x == 0) ms_cu_pdl_wait();
     if (slot < 0) return;
+    {
+        ms_cu_row q;
+        q.sl = a.slots[slot];
+        q.V = a.V;
+        q.filters = a.apply_filters;
+        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        const ms_cu_filt qf = ms_cu_filters(q);
+        if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
+            ms_cu_stamp(7);
+            return;
+        }
+    }
+#else
+    if (slot < 0) return;
+#endif
     ms_cu_pdl_wait(); /* K2's mode */
     ms_cu_stamp(6);
     ms_cu_rowstat *st = &a.stats[r];
@@ -3963,9 +3987,11 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu_mode_rows, out); }
 
 /* Round 15B's hook and counters (ms_cu_k3_giveup, ms_cu_k3_rows): see ms_cuda.h. */
-extern "C" int ms__cuda_k3(int giveup, uint64_t out[2]) {
+extern "C" int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]) {
 #ifndef MS_CU_K3_KERNEL
-    if (giveup >= 0 && cudaMemcpyToSymbol(ms_cu_k3_giveup, &giveup, sizeof giveup) != cudaSuccess) {
+    const unsigned long long ns = spin_us < 0 ? (unsigned long long)MS_CU_K3_SPIN_US * 1000ull : (unsigned long long)spin_us * 1000ull;
+    if ((giveup >= 0 && cudaMemcpyToSymbol(ms_cu_k3_giveup, &giveup, sizeof giveup) != cudaSuccess) ||
+        (spin_us != -2 && cudaMemcpyToSymbol(ms_cu_k3_spin_ns, &ns, sizeof ns) != cudaSuccess)) {
         cudaGetLastError();
         return MS_ECUDA;
     }
@@ -3973,7 +3999,7 @@ extern "C" int ms__cuda_k3(int giveup, uint64_t out[2]) {
     const int rc = ms_cu_counters(ms_cu_k3_rows, out);
     return rc != MS_OK ? rc : 1;
 #else
-    (void)giveup;
+    (void)giveup, (void)spin_us;
     if (out) out[0] = out[1] = 0;
     return 0;
 #endif
