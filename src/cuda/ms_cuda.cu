@@ -36,8 +36,19 @@
 #if !defined(MS_CU_NO_ONEREAD) && !defined(MS_CU_ONEREAD)
 #  define MS_CU_ONEREAD
 #endif
-/* Round 15B: K3's gather runs inside K2 (a step is four launches, K0 K1 K2 K4; see ms_cu_k2_k3);
- * -DMS_CU_K3_KERNEL builds the five-launch chain with K3 as its own kernel, as before. */
+/* Round 15B (docs/cuda.md): K3 stays a kernel of its own, and its blocks of rows it has no work for (lite, greedy,
+ * unfiltered) return without waiting for K2 (MS_CU_K3_NOWAIT, the default: the full setting 0.1-2.9 us faster, top-p
+ * alone level, H200). -DMS_CU_K3_WAIT_ALL: every K3 block waits, as before round 15B. -DMS_CU_K3_IN_K2: K3's gather
+ * inside K2 (four launches, ms_cu_k2_k3; exact, but top-p alone 1.4-104 us slower: not kept). Internally
+ * MS_CU_K3_KERNEL means K3 is launched. */
+#if !defined(MS_CU_K3_IN_K2)
+#  ifndef MS_CU_K3_KERNEL
+#    define MS_CU_K3_KERNEL
+#  endif
+#  if !defined(MS_CU_K3_WAIT_ALL) && !defined(MS_CU_K3_NOWAIT)
+#    define MS_CU_K3_NOWAIT
+#  endif
+#endif
 
 extern "C" {
 #include "ms_internal.h"

@@ -64,7 +64,7 @@ int ms__cuda_k2_rows(uint64_t out[4]);
  * top-k' cut fired, out[4]. Returns 1 when the path is built,
  * 0 when not (out zeroed, nothing done), MS_ECUDA on a CUDA error (waits for the device). */
 int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
-/* Round 15B (tests only): K3's gather runs in K2 unless built with -DMS_CU_K3_KERNEL. giveup >= 0 sets the test hook
+/* Round 15B (tests only): K3's gather runs in K2 when built with -DMS_CU_K3_IN_K2 (not the default). giveup >= 0 sets the test hook
  * (0: off, 1: a row's odd K2 blocks but its last give up their gather, as a block does after its spin's time bound,
  * without marking the row, so the others gather a partial list; 2: every block gives up; -1: unchanged); spin_us
  * the spin's time bound in microseconds (-1: the default, MS_CU_K3_SPIN_US; -2: unchanged); read by the device at each step. With out (not NULL), counted since the process started once

@@ -815,7 +815,8 @@ TEST(cuda_identity_band) {
  * the hook off: BAND rows at V 151936 B 1 / 99, one step, where no block may give up. Tokens equal to the
  * reference's; the counters must show rows served whole after a give-up and none by BAND in parts 1-2, blocks
  * that gathered in part 1 but none in part 2, and in part 3 BAND rows and no give-up. A build with K3 as its own
- * kernel (-DMS_CU_K3_KERNEL) has no hook: the test says so and passes. Quick: V 32000, B 1 / 7, one step. */
+ * kernel (the default since round 15B; -DMS_CU_K3_IN_K2 builds the gather in K2) has no hook: the test says so and
+ * passes. Quick: V 32000, B 1 / 64, one step. */
 static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
     uint64_t kb[2], ka[2], mb[8], ma[8];
     REQUIRE(ms__cuda_k3(part == 3 ? 0 : part, -2, kb) == 1);
@@ -838,7 +839,7 @@ static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
             if (k > 1) break;
             if (k == 1) B = 99;
         }
-        if (quick()) V = 32000, B = B > 1 ? 7 : 1;
+        if (quick()) V = 32000, B = B > 1 ? 64 : 1; /* enough FAST / BAND rows in one step (call 2: 1 of 8 at B 7) */
         idcase *cs = case_add(cases, &n, V, B, d, quick() || part == 3 ? 1 : 2, 0x3b15000u + 100u * (uint64_t)part + (uint64_t)n);
         if (topp) cs->topp = true;
         else cs->band = true;
@@ -856,7 +857,7 @@ TEST(cuda_identity_k3_giveup) {
     need_device("cuda_identity_k3_giveup");
     uint64_t k3[2], md[8];
     if (ms__cuda_k3(-1, -2, NULL) == 0) {
-        printf("  K3 is its own kernel in this build (-DMS_CU_K3_KERNEL): no gather in K2 to give up\n");
+        printf("  K3 is its own kernel in this build (the default; -DMS_CU_K3_IN_K2 puts its gather in K2): nothing to give up\n");
         return;
     }
     k3_part(1, k3, md);
