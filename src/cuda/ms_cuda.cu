@@ -36,6 +36,19 @@
 #if !defined(MS_CU_NO_ONEREAD) && !defined(MS_CU_ONEREAD)
 #  define MS_CU_ONEREAD
 #endif
+/* Round 15B (docs/cuda.md): K3 stays a kernel of its own, and its blocks of rows it has no work for (lite, greedy,
+ * unfiltered) return without waiting for K2 (MS_CU_K3_NOWAIT, the default: the full setting 0.1-2.9 us faster, top-p
+ * alone level, H200). -DMS_CU_K3_WAIT_ALL: every K3 block waits, as before round 15B. -DMS_CU_K3_IN_K2: K3's gather
+ * inside K2 (four launches, ms_cu_k2_k3; exact, but top-p alone 1.4-104 us slower: not kept). Internally
+ * MS_CU_K3_KERNEL means K3 is launched. */
+#if !defined(MS_CU_K3_IN_K2)
+#  ifndef MS_CU_K3_KERNEL
+#    define MS_CU_K3_KERNEL
+#  endif
+#  if !defined(MS_CU_K3_WAIT_ALL) && !defined(MS_CU_K3_NOWAIT)
+#    define MS_CU_K3_NOWAIT
+#  endif
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -83,6 +96,8 @@ typedef struct ms_cu_rowstat {
     uint32_t bound;    /* coarse bucket (ascending) at and above which candidates lie */
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
     uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
+    uint32_t k3go;     /* round 15B: bit 0 set (release) once K2's last block wrote the mode; bit 1 once a block gave up its gather */
+    uint32_t k3done;   /* round 15B: K2 blocks that gather their chunk for K4 (K4: FAST / BAND rows below G are FULL) */
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
@@ -1515,6 +1530,84 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
 
+/* K3's gather of a FAST or BAND row's chunk (defined with K3 below; K2 runs it since round 15B). Inlined: out of
+ * line (__noinline__) ptxas gave K2<false> a 544-byte frame and 566 / 1428 bytes of spill stores / loads (inlined:
+ * 56, 84 / 216; before round 15B 80 / 144). */
+__device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
+                                                ms_cu_rowstat *st, uint32_t mode, uint32_t bound, unsigned long long *sh);
+
+#ifndef MS_CU_K3_KERNEL
+/* Round 15B (tests only): ms_cu_k3_giveup 1 makes the odd K2 blocks of a row, but its last, give up their gather
+ * without marking the row (the others gather: a partial list and partial chunk masses), 2 every block, marking it
+ * (ms__cuda_k3); ms_cu_k3_rows counts, once ms_cu_count_all is set, [0] blocks that gathered in K2, [1]
+ * FAST / BAND rows that K4 served by the whole-row path because a block gave up. */
+__device__ int ms_cu_k3_giveup;
+__device__ unsigned long long ms_cu_k3_rows[2];
+#ifndef MS_CU_K3_SPIN_US /* how long a K2 block waits for its row's mode before it gives up its gather (a bound, not a tunable) */
+#define MS_CU_K3_SPIN_US 1000
+#endif
+/* the bound in use (ms__cuda_k3 sets it: the tests raise it under compute-sanitizer, whose slowed blocks took longer
+ * than 1 ms to reach their ticket, so that the rows fell back to FULL and the BAND tests' counters failed) */
+__device__ unsigned long long ms_cu_k3_spin_ns = (unsigned long long)MS_CU_K3_SPIN_US * 1000ull;
+__device__ __forceinline__ uint32_t ms_cu_ld_acquire(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long ms_cu_gtimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Round 15B: K3's work in K2, for a non-lite row after its ticket (every block; the row's last after it published
+ * the mode). The last block writes the mode, bound and masses, resets cand_n, then sets bit 0 of k3go (fence, then
+ * atomicOr: a release); each block waits for it (thread 0: ld.acquire, __nanosleep backoff), and in a FAST or BAND
+ * row gathers its own chunk as K3 did (ms_cu_k3_gather) and counts itself in k3done. K4 waits for K2 alone and
+ * takes such a row as FULL unless all G blocks counted themselves, so a block may give up without harm:
+ * forward progress. A waiting block needs the row's other blocks to run; K2's grid is one wave unless the
+ * 32768-token chunk limit raises G (B=256: 1280 blocks for 528 slots), and blocks are dispatched in index order with
+ * a row's blocks contiguous, so a resident row completes whenever G blocks fit at once; under MPS, green contexts or
+ * kernels of other streams holding SMs that may fail, so a block waits at most MS_CU_K3_SPIN_US (%globaltimer), then
+ * sets bit 1 (the row is given up: its other blocks stop waiting and its last block does not gather) and returns.
+ * Correctness then never depends on scheduling: K4's whole-row path recomputes from the logits and reads none of
+ * what a gather writes (the list, cand_n, the chunks' mass pairs in hmass: its start from K2's buckets is only for
+ * rows whose mode is FULL). The spin bound is far above a legitimate wait (a block of a row straddling the wave's
+ * end waits for a slot and its row's later blocks' pass, ~100-300 us at top-p alone B=256 on the H200). */
+__device__ __forceinline__ void ms_cu_k2_k3(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
+                                            ms_cu_rowstat *st, bool mine, uint32_t *word, unsigned long long *sh) {
+    if (threadIdx.x == 0) {
+        uint32_t m = MS_CU_MODE_NONE; /* given up: no gather */
+        const int hook = ms_cu_k3_giveup; /* tests: 1 odd blocks but the last give up unmarked, 2 every block */
+        const bool mark = !(hook == 1 && !mine && (g & 1));
+        if (mark && hook != 2) {
+            uint32_t v = ms_cu_ld_acquire(&st->k3go);
+            if (!(v & 1u)) {
+                const unsigned long long t0 = ms_cu_gtimer();
+                unsigned ns = 32; /* a short backoff: the flag's latency is what this round saves */
+                while (!((v = ms_cu_ld_acquire(&st->k3go)) & 3u)) {
+                    if (ms_cu_gtimer() - t0 > ms_cu_k3_spin_ns) break;
+                    __nanosleep(ns);
+                    ns = ns < 256 ? 2 * ns : ns;
+                }
+            }
+            if ((v & 3u) == 1u) m = __ldcg(&st->mode);
+        }
+        if (m == MS_CU_MODE_FAST || m == MS_CU_MODE_BAND) {
+            atomicAdd(&st->k3done, 1u); /* K4 reads it after K2's grid completed, when this block's gather is done */
+            if (ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[0], 1ull);
+        } else if (m == MS_CU_MODE_NONE && mark) {
+            atomicOr(&st->k3go, 2u); /* the row's other blocks need not wait: K4 takes the whole-row path */
+        }
+        *word = m;
+    }
+    __syncthreads();
+    const uint32_t mode = *word;
+    if (mode != MS_CU_MODE_FAST && mode != MS_CU_MODE_BAND) return;
+    ms_cu_k3_gather(a, r, g, c, st, mode, __ldcg(&st->bound), sh);
+}
+#endif
+
 template <bool OR, bool RG> /* OR: as ms_cu_k1; RG: round 15A's ring in the scans (ms_cu_launch: grids past one wave) */
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
@@ -1523,6 +1616,9 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     __shared__ unsigned long long sh[33];
     __shared__ uint32_t last;
     __shared__ int32_t found[4];
+#ifndef MS_CU_K3_KERNEL
+    __shared__ uint32_t k3mode; /* round 15B: the row's mode as this block's thread 0 saw it (ms_cu_k2_k3) */
+#endif
     __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
     __shared__ uint32_t sn, sbase;
     ms_cu_stamp(2);
@@ -1643,7 +1739,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(&st->ticket, 1u) == (uint32_t)(a.G - 1);
     __syncthreads();
-    if (!last) return;
+    if (!last) {
+#ifndef MS_CU_K3_KERNEL
+        ms_cu_k2_k3(a, r, g, c, st, false, &k3mode, sh);
+#endif
+        return;
+    }
     __threadfence();
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
         scnt[i] = __ldcg(&gc[i]); /* through L2, past this SM's L1; independent loads in flight */
@@ -1730,7 +1831,14 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         st->m_above = m_above;
         if (!s0_all) st->cand_n = 0;
         st->ticket = 0;
+#ifndef MS_CU_K3_KERNEL
+        __threadfence(); /* the fields above before the flag: a release, paired with ms_cu_k2_k3's acquire */
+        atomicOr(&st->k3go, 1u);
+#endif
     }
+#ifndef MS_CU_K3_KERNEL
+    ms_cu_k2_k3(a, r, g, c, st, true, &k3mode, sh); /* the flag is set: no wait (unless a block gave the row up) */
+#endif
 }
 
 /* ---- K3: gather the candidates ------------------------------------------------------------- */
@@ -1789,6 +1897,7 @@ __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_
     }
 }
 
+#ifdef MS_CU_K3_KERNEL
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long sh[33];
@@ -1796,7 +1905,28 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
+#ifdef MS_CU_K3_NOWAIT
+    /* Round 15B (L): K3's blocks of rows it has no work for (greedy, no filter, lite: K2 never makes them FAST or BAND;
+     * the same tests on the slot's settings as K2's, which the host wrote before K1) return without waiting for K2, so
+     * that K3's grid is done as soon as its busy rows are; block 0 always waits, so K3's completion still covers K2's
+     * (K4 waits for K3 alone). */
+    if (blockIdx.x == 0) ms_cu_pdl_wait();
     if (slot < 0) return;
+    {
+        ms_cu_row q;
+        q.sl = a.slots[slot];
+        q.V = a.V;
+        q.filters = a.apply_filters;
+        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        const ms_cu_filt qf = ms_cu_filters(q);
+        if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
+            ms_cu_stamp(7);
+            return;
+        }
+    }
+#else
+    if (slot < 0) return;
+#endif
     ms_cu_pdl_wait(); /* K2's mode */
     ms_cu_stamp(6);
     ms_cu_rowstat *st = &a.stats[r];
@@ -1809,7 +1939,13 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
     ms_cu_set_max(c, st);
-    const uint32_t bound = st->bound;
+    ms_cu_k3_gather(a, r, g, c, st, mode, st->bound, sh);
+}
+#endif
+
+/* A FAST row's candidates (S0 at or above the bound's bucket) or a BAND row's bucket and mass pair, of chunk g. */
+__device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
+                                                ms_cu_rowstat *st, uint32_t mode, uint32_t bound, unsigned long long *sh) {
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
@@ -3286,6 +3422,13 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     const int32_t kk = f.k > 0 ? f.k : f.k2;
     if (ms_cu_lite_k(c, f) > 0) /* K2 gathered each chunk's top-k of S0; too many: the exact slow path */
         mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
+#ifndef MS_CU_K3_KERNEL
+    /* round 15B: a block of the row gave up its gather (ms_cu_k2_k3): the list and the chunks' pairs are partial */
+    if ((mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) && st->k3done != (uint32_t)a.G) {
+        mode = MS_CU_MODE_FULL;
+        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
+    }
+#endif
     if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
     if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
         atomicAdd(&ms_cu_mode_rows[mode], 1ull);
@@ -3810,7 +3953,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.numAttrs = 1;
         cudaError_t e = cudaLaunchKernelEx(&cfg, k1, a); /* its pass overlaps K0; it waits for K0 before its atomics */
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+#ifdef MS_CU_K3_KERNEL
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
+#endif
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
         cfg.dynamicSmemBytes = MS_CU_K4_DYN;
@@ -3819,7 +3964,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     } else {
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+#ifdef MS_CU_K3_KERNEL
         ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+#endif
         k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
     }
     const cudaError_t e = cudaGetLastError();
@@ -3994,6 +4141,25 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 }
 
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu_mode_rows, out); }
+
+/* Round 15B's hook and counters (ms_cu_k3_giveup, ms_cu_k3_rows): see ms_cuda.h. */
+extern "C" int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]) {
+#ifndef MS_CU_K3_KERNEL
+    const unsigned long long ns = spin_us < 0 ? (unsigned long long)MS_CU_K3_SPIN_US * 1000ull : (unsigned long long)spin_us * 1000ull;
+    if ((giveup >= 0 && cudaMemcpyToSymbol(ms_cu_k3_giveup, &giveup, sizeof giveup) != cudaSuccess) ||
+        (spin_us != -2 && cudaMemcpyToSymbol(ms_cu_k3_spin_ns, &ns, sizeof ns) != cudaSuccess)) {
+        cudaGetLastError();
+        return MS_ECUDA;
+    }
+    if (!out) return 1;
+    const int rc = ms_cu_counters(ms_cu_k3_rows, out);
+    return rc != MS_OK ? rc : 1;
+#else
+    (void)giveup, (void)spin_us;
+    if (out) out[0] = out[1] = 0;
+    return 0;
+#endif
+}
 
 /* ---- public CUDA API --------------------------------------------------------------------------- */
 

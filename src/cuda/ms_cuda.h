@@ -69,6 +69,14 @@ int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
  * called: K2 blocks whose scan ran through it, lite out[0] and one-read out[1]. Returns 1 when the ring is built,
  * 0 when not (-DMS_CU_NO_RING: out zeroed, nothing done), MS_ECUDA on a CUDA error. */
 int ms__cuda_ring(int mode, uint64_t out[2]);
+/* Round 15B (tests only): K3's gather runs in K2 when built with -DMS_CU_K3_IN_K2 (not the default). giveup >= 0 sets the test hook
+ * (0: off, 1: a row's odd K2 blocks but its last give up their gather, as a block does after its spin's time bound,
+ * without marking the row, so the others gather a partial list; 2: every block gives up; -1: unchanged); spin_us
+ * the spin's time bound in microseconds (-1: the default, MS_CU_K3_SPIN_US; -2: unchanged); read by the device at each step. With out (not NULL), counted since the process started once
+ * this or ms__cuda_mode_rows was called: K2 blocks that gathered, out[0], and FAST / BAND rows K4 served by the
+ * whole-row path because a block gave up, out[1]. Returns 1 when the gather is in K2, 0 when not (out zeroed,
+ * nothing done), MS_ECUDA on a CUDA error (waits for the device). */
+int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */

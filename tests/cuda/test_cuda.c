@@ -28,6 +28,9 @@ static void need_device(const char *test) {
         fflush(stdout);
         exit(MS_SKIP_CODE);
     }
+    /* Under compute-sanitizer (the quick sets) K2's blocks run far slower: a longer time bound for their wait on the
+     * row's mode (round 15B), so that the rows take their usual paths there too (the hook test forces the others) */
+    if (quick()) (void)ms__cuda_k3(-1, 100000, NULL);
 }
 
 #define CU(call)                                                                                  \
@@ -802,6 +805,73 @@ TEST(cuda_identity_band) {
     printf("  K4 rows by path: BAND %llu, FULL %llu\n", (unsigned long long)band, (unsigned long long)full);
     CHECK_MSG(band > 0, "no row took the BAND path");
     if (!quick()) CHECK_MSG(full > 0, "no row fell back to FULL (tied rows overflow the bucket)");
+}
+
+/* Round 15B: K3's gather in K2 (ms_cu_k2_k3), whose blocks may give it up (after their spin's time bound), and K4
+ * then takes the row's whole-row path. The test hook (ms__cuda_k3) forces it. Part 1, hook 1 (a row's odd blocks
+ * but its last give up without marking the row, so the others gather: a partial list, partial chunk masses): BAND
+ * and top-p rows (gen_cfg_band, gen_cfg_topp: BAND, FAST and FULL rows) at fp32 V 151936 B 1 / 37 and topp B 7,
+ * bf16 V 32000 B 7, two steps. Part 2, hook 2 (every block gives up): fp32 V 151936 B 7, topp V 32000 B 1. Part 3,
+ * the hook off: BAND rows at V 151936 B 1 / 99, one step, where no block may give up. Tokens equal to the
+ * reference's; the counters must show rows served whole after a give-up and none by BAND in parts 1-2, blocks
+ * that gathered in part 1 but none in part 2, and in part 3 BAND rows and no give-up. A build with K3 as its own
+ * kernel (the default since round 15B; -DMS_CU_K3_IN_K2 builds the gather in K2) has no hook: the test says so and
+ * passes. Quick: V 32000, B 1 / 64, one step. */
+static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
+    uint64_t kb[2], ka[2], mb[8], ma[8];
+    REQUIRE(ms__cuda_k3(part == 3 ? 0 : part, -2, kb) == 1);
+    REQUIRE(ms__cuda_mode_rows(mb) == MS_OK);
+    idcase cases[8];
+    int n = 0;
+    for (int k = 0; k < 4; k++) {
+        int32_t V = 151936, B = 1;
+        ms_dtype d = MS_DTYPE_F32;
+        bool topp = false;
+        if (part == 1) {
+            if (k == 1) B = 37;
+            else if (k == 2) B = 7, topp = true;
+            else if (k == 3) V = 32000, B = 7, d = MS_DTYPE_BF16;
+        } else if (part == 2) {
+            if (k > 1) break;
+            if (k == 0) B = 7;
+            else V = 32000, topp = true;
+        } else {
+            if (k > 1) break;
+            if (k == 1) B = 99;
+        }
+        if (quick()) V = 32000, B = B > 1 ? 64 : 1; /* enough FAST / BAND rows in one step (call 2: 1 of 8 at B 7) */
+        idcase *cs = case_add(cases, &n, V, B, d, quick() || part == 3 ? 1 : 2, 0x3b15000u + 100u * (uint64_t)part + (uint64_t)n);
+        if (topp) cs->topp = true;
+        else cs->band = true;
+    }
+    run_cases(cases, n);
+    REQUIRE(ms__cuda_k3(0, -2, ka) == 1);
+    REQUIRE(ms__cuda_mode_rows(ma) == MS_OK);
+    for (int i = 0; i < 2; i++) k3[i] = ka[i] - kb[i];
+    for (int i = 0; i < 8; i++) md[i] = ma[i] - mb[i];
+    printf("  part %d: K2 blocks that gathered %llu; rows served whole after a give-up %llu; K4 rows BAND %llu, FULL "
+           "%llu\n", part, (unsigned long long)k3[0], (unsigned long long)k3[1], (unsigned long long)md[4],
+           (unsigned long long)md[3]);
+}
+TEST(cuda_identity_k3_giveup) {
+    need_device("cuda_identity_k3_giveup");
+    uint64_t k3[2], md[8];
+    if (ms__cuda_k3(-1, -2, NULL) == 0) {
+        printf("  K3 is its own kernel in this build (the default; -DMS_CU_K3_IN_K2 puts its gather in K2): nothing to give up\n");
+        return;
+    }
+    k3_part(1, k3, md);
+    CHECK_MSG(k3[1] > 0, "part 1: no row served whole after a give-up");
+    CHECK_MSG(k3[0] > 0, "part 1: no block gathered (the partial lists were not exercised)");
+    CHECK_MSG(md[4] == 0, "part 1: a row served by BAND although its blocks gave up");
+    k3_part(2, k3, md);
+    CHECK_MSG(k3[1] > 0, "part 2: no row served whole after a give-up");
+    CHECK_MSG(k3[0] == 0, "part 2: a block gathered although every block gave up");
+    CHECK_MSG(md[4] == 0, "part 2: a row served by BAND although its blocks gave up");
+    k3_part(3, k3, md);
+    CHECK_MSG(k3[1] == 0, "part 3: a block gave up without the hook (its spin's time bound is too short)");
+    CHECK_MSG(md[4] > 0, "part 3: no row took the BAND path");
+    CHECK_MSG(k3[0] > 0, "part 3: no block gathered in K2");
 }
 
 /* Round 11: the BAND path's new parts (ms__cuda_r11: K3's masses above the bucket from K2's per-block masses,
