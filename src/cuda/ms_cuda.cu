@@ -3860,7 +3860,17 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
     ms_cu_drawv_min = drawv < 0 ? MS_CU_DRAWV_MINCHUNK : drawv;
 }
 
-/* Enqueues the whole pipeline (a memset and four kernels). */
+/* The bytes a value the one-read path's L2 rule counts: 4 at every dtype since the tenth session (bf16 / fp16 steps
+ * take the path from fp32's batch: H200, full setting V=151936 bf16, B=96 flat 68.4 -> 61.8 us, peaked 55.0 -> 47.4,
+ * B=128 109.7 -> 85.4 and 94.0 -> 62.9, B=32 / 64 unchanged; top-p alone there 2.2-9.2 us slower, as the path's
+ * <true> kernels run its rows: bench/results/cuda_h200_2026-11-30-session10-final.md). -DMS_CU_OR_ELEM_DTYPE counts
+ * the dtype's own bytes, as rounds 14-15 did. */
+#ifdef MS_CU_OR_ELEM_DTYPE
+#  define MS_CU_OR_ELEM(e) ((int64_t)(e))
+#else
+#  define MS_CU_OR_ELEM(e) ((int64_t)4)
+#endif
+/* Enqueues the whole pipeline (K0, then K1 to K4). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
                         bool apply_filters, int32_t *tokens, int32_t *status, int32_t *pend, void *ws) {
@@ -3916,8 +3926,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * K2's second read comes from L2 and the path did not pay (H200, fp32 V=151936: flat B=32 35.8 ->
          * 38.9 us, B=64 49.3 -> 49.8; at B=128 and 256, 78 and 156 MB, it gained 10-28 us). Ninth session:
          * from 3/4 of L2, since B=96 (58 MB, just under the H200's L2) gained too (flat 64.1 -> 59.0 us,
-         * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). */
-        a.oneread = chunk >= ms_cu_or_min && (!ms_cu_or_l2 || (int64_t)n * V * a.elem * 4 > (int64_t)st->l2_bytes * 3);
+         * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). Tenth session: the logits
+         * counted at 4 bytes a value whatever the dtype (MS_CU_OR_ELEM): measured at bf16, the path paid from
+         * the same batch as at fp32. */
+        a.oneread = chunk >= ms_cu_or_min && (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * 3);
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
