@@ -36,6 +36,12 @@
 #if !defined(MS_CU_NO_ONEREAD) && !defined(MS_CU_ONEREAD)
 #  define MS_CU_ONEREAD
 #endif
+/* Tenth session: the one-read pass's top-k' bins are bins of x, not of y = fl(x / T), so that counting a staged token
+ * needs no division (ms_cu_or_tkcut; H200, full setting V=151936: flat B=96 / 128 / 256 2.3 / 3.5 / 5.5 us faster,
+ * peaked level to 1.4, bf16 B=96 / 128 2.4 / 4.9 flat). -DMS_CU_OR_YBINS: round 14's bins of y. */
+#if !defined(MS_CU_OR_YBINS) && !defined(MS_CU_OR_XBINS)
+#  define MS_CU_OR_XBINS
+#endif
 /* Round 15B (docs/cuda.md): K3 stays a kernel of its own, and its blocks of rows it has no work for (lite, greedy,
  * unfiltered) return without waiting for K2 (MS_CU_K3_NOWAIT, the default: the full setting 0.1-2.9 us faster, top-p
  * alone level, H200). -DMS_CU_K3_WAIT_ALL: every K3 block waits, as before round 15B. -DMS_CU_K3_IN_K2: K3's gather
@@ -1257,7 +1263,10 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
  * non-increasing), and there are at least k' of them, distinct tokens of this chunk (each staged, so counted,
  * once). If s is in C, so are they (C is an upper set in y), so s is not in C's top k' even with ties kept,
  * and ms_cu_k2_list needs only those. The counts are read by atomics while others still land: lower bounds,
- * which only lower b. Both cuts drop only tokens that the chunk's list may lack, so their max does too. */
+ * which only lower b. Both cuts drop only tokens that the chunk's list may lack, so their max does too. Since the
+ * tenth session (MS_CU_OR_XBINS, the default) the bins are of x, and the cut xc lies a bin lower and is checked
+ * against the y of a point between it and the counted bins (ms_cu_or_tkcut): the same argument, without a
+ * division per staged token. */
 #define MS_CU_OBINS 128
 #ifndef MS_CU_OR_SCAN /* a warp finds the cut every MS_CU_OR_SCAN-th step (a power of 2; a tunable). 8 since the
                        * ninth session: 0.2-1.2 us a step faster than 4 at B=128 and 256 (H200, both shapes) */
@@ -1295,9 +1304,19 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
         if (b == MS_CU_OBINS && run >= kk) b = (uint32_t)(PER * lane + j);
     }
     b = __shfl_sync(0xffffffffu, b, L);
+#ifdef MS_CU_OR_XBINS
+    /* Tenth session: bins of x (ry is then the reference x, sc the scale per unit of x), so that counting a staged
+     * token needs no division. xe in the middle of bin b + 1 (checked: its bin lies after b, so every counted token
+     * in bins <= b has x > xe, hence y >= fl(xe / T)); xc in the middle of bin b + 2, kept only if fl(xc / T) <
+     * fl(xe / T): a token with x < xc then has y <= fl(xc / T) < every counted token's y, as round 14 needs. */
+    if (b + 2 >= MS_CU_OBINS) return 0;
+    const float xe = ry - ((float)b + 1.5f) / sc, xc = ry - ((float)b + 2.5f) / sc;
+    if (!(xc > -INFINITY) || !(xe < INFINITY) || ms_cu_obin(ry, sc, xe) <= b || !(xc / T < xe / T)) return 0;
+#else
     if (b + 1 >= MS_CU_OBINS) return 0;
     const float xc = (ry - ((float)b + 1.5f) / sc) * T;
     if (!(xc > -INFINITY) || !(xc < INFINITY) || ms_cu_obin(ry, sc, xc / T) <= b) return 0;
+#endif
     const uint32_t k = ms_cu_key(xc);
     return k > have ? k : 0;
 }
@@ -1380,9 +1399,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 /* Round 14: the top-k' cut's bins are a function of y alone, fixed for the pass: their
                  * reference is the first step's block max (block-uniform: *sref is not written after the
                  * barrier, so this plain load races with nothing). Off when it gives no finite y. */
+#ifdef MS_CU_OR_XBINS /* tenth session: the bins on x (ms_cu_or_tkcut): the reference x and the scale per unit of x */
+                ry = ms_cu_unkey(*sref);
+                osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
+                tk = kk > 0 && isfinite(ry) && isfinite(osc) && osc > 0.0f; /* no NaN in (ry - x) * osc */
+#else
                 ry = ms_cu_unkey(*sref) / T;
                 tk = kk > 0 && isfinite(ry);
                 osc = (float)(MS_CU_OBINS - 1) / -minp_cut; /* min-p's range over the bins (minp_cut < 0) */
+#endif
             }
             uint32_t tko = 0;
             if (lane == 0) {
@@ -1431,7 +1456,11 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     if (tk) /* round 14: the staged tokens counted in their bins, y as K2's drain computes it */
 #pragma unroll
                         for (int k = 0; k < 4; k++)
+#ifdef MS_CU_OR_XBINS
+                            if ((pm >> k) & 1u) atomicAdd(&oh[ms_cu_obin(ry, osc, v[u][k])], 1u);
+#else
                             if ((pm >> k) & 1u) atomicAdd(&oh[ms_cu_obin(ry, osc, v[u][k] / T)], 1u);
+#endif
                 }
             }
         }
