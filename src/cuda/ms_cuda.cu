@@ -1273,7 +1273,8 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
 #  define MS_CU_OR_SCAN 8
 #endif
 __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
-    const float v = (ry - y) * sc; /* ry finite, y not NaN (staged tokens): -inf for y = +inf, +inf for -inf */
+    /* y: the staged value, of y or of x (MS_CU_OR_XBINS) as ry; ry finite, y not NaN: -inf for y = +inf, +inf for -inf */
+    const float v = (ry - y) * sc;
     return v >= (float)(MS_CU_OBINS - 1) ? (uint32_t)(MS_CU_OBINS - 1) : v > 0.0f ? (uint32_t)v : 0u;
 }
 /* The key of a cut on x from the bins oh (read by atomics; the whole warp calls it): the first bin b whose
@@ -1344,7 +1345,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     float mcut = -INFINITY;  /* min-p's cut from the bound (round 13) */
     uint32_t tkk = 0;        /* round 14: the key of the best top-k' cut this warp knows (0: none) */
     bool tk = false;         /* round 14: the online top-k' cut runs (block-uniform, set at the first step) */
-    float ry = 0.0f, osc = 0.0f; /* its reference y and bin scale (ms_cu_obin) */
+    float ry = 0.0f, osc = 0.0f; /* its reference and bin scale (ms_cu_obin): of x with MS_CU_OR_XBINS, else of y */
     uint32_t ns = 0;         /* this warp's steps */
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
@@ -4127,9 +4128,6 @@ extern "C" int ms__cuda_r11(void) {
     return v;
 }
 
-/* Round 12's counters (ms_cu_k2_rows), out[4]: returns 3 (bit 0: the stage is built, bit 1: the bin cut is;
- * both were switches, -DMS_CU_K2_ATOM and -DMS_CU_K2_BINSEL, until the round's device runs), MS_ECUDA on a
- * CUDA error. */
 /* The tests' counters: turns counting on (ms_cu_count_all) and copies the n counters of sym to out; MS_OK, or
  * MS_ECUDA on a CUDA error (cleared). One body for ms__cuda_k2_rows, ms__cuda_oneread and ms__cuda_mode_rows. */
 template <size_t N>
@@ -4145,12 +4143,15 @@ static int ms_cu_counters(const unsigned long long (&sym)[N], uint64_t *out) {
     return MS_OK;
 }
 
+/* Round 12's counters (ms_cu_k2_rows), out[4]: returns 3 (bit 0: the stage is built, bit 1: the bin cut is;
+ * both were switches, -DMS_CU_K2_ATOM and -DMS_CU_K2_BINSEL, until the round's device runs), MS_ECUDA on a
+ * CUDA error. */
 extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
     const int rc = ms_cu_counters(ms_cu_k2_rows, out);
     return rc != MS_OK ? rc : 3; /* both built (the default since round 12) */
 }
 
-/* Round 13's switch and counters (ms_cu_or_rows): see ms_cuda.h. */
+/* Round 15A's switch and counters (ms_cu_ring_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_ring(int mode, uint64_t out[2]) {
 #ifndef MS_CU_NO_RING
     if (mode != -2) ms_cu_ring_mode = mode < 0 ? MS_CU_RING_MODE : mode > 0;
@@ -4164,6 +4165,7 @@ extern "C" int ms__cuda_ring(int mode, uint64_t out[2]) {
 #endif
 }
 
+/* Round 13's switch and counters (ms_cu_or_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 #ifdef MS_CU_ONEREAD
     if (minchunk != -2) {

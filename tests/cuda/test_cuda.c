@@ -1132,15 +1132,9 @@ TEST(cuda_identity_oneread) {
             int nf = 0;
             for (int k = 0; k < 4; k++) {
                 if (quick() && k != 0) continue;
-                memset(&fc[nf], 0, sizeof fc[nf]);
-                fc[nf].V = 151936;
-                fc[nf].B = Bs[k];
-                fc[nf].dtype = k == 3 ? MS_DTYPE_BF16 : MS_DTYPE_F32;
-                fc[nf].steps = quick() ? 1 : 2;
-                fc[nf].spec_vocab = true;
-                fc[nf].oflat = true;
-                fc[nf].seed = 0x14f1a700u + (uint64_t)k;
-                nf++;
+                idcase *cs = case_add(fc, &nf, 151936, Bs[k], k == 3 ? MS_DTYPE_BF16 : MS_DTYPE_F32, quick() ? 1 : 2,
+                    0x14f1a700u + (uint64_t)k);
+                cs->oflat = true;
             }
             REQUIRE(ms__cuda_oneread(0, NULL) == built); /* on at B=64 too, which the host leaves off (L2) */
             run_cases(fc, nf);
