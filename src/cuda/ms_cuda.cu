@@ -1505,7 +1505,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const float minp_cut = logf(c.sl.min_p) - 0.01f; /* as ms_cu_set_m */
     /* round 15A: sbuf and h's first 1024 words are unused until the scan ends (oh lies past them) */
     const ms_cu_ring rg = {(unsigned char *)sbuf, h};
-    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, [&](int32_t t, const float *x, uint32_t pm) {
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1513,12 +1513,54 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                 if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
                 i++;
             }
-    });
+    };
+#ifdef MS_CU_OR_2P
+    /* Round 16A (-DMS_CU_OR_2P): two passes over the chunk inside the block, no grid-wide wait between them. Pass
+     * one (from DRAM, K1's loop: ms_cu_chunk_max, 4 groups in flight) gives each thread the max rm of its own tokens;
+     * the block's max is the chunk's max cm_x. Each thread's rm (the penalised x of one of its tokens, so distinct
+     * tokens of the chunk; none counted for a thread with no finite or +inf token) is counted in round 14's bins of
+     * x (reference cm_x), and one warp finds the top-k' cut from them (ms_cu_or_tkcut: at least k' counted tokens
+     * lie strictly above, in y, every token below the cut: round 14's argument, the counted tokens being thread
+     * maxima instead of staged tokens). Pass two (from L2: the block read these bytes just before) is the lite
+     * scan with the fixed cut max(min-p's from cm, that cut): a flat chunk stages ~k' tokens instead of C's 1-5 %,
+     * with no per-step atomics, barriers or bin counts. */
+    const float rm = ms_cu_chunk_max(c, t0, t1);
+#else
+    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+#endif
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
     }
     __syncthreads();
+#ifdef MS_CU_OR_2P
+    ms_cu_stamp(3); /* round 16A: pass one done (the one-read path has no wait before its scan) */
+    {
+        const float T = c.sl.temperature;
+        const float ry = ms_cu_unkey(smax); /* block-uniform: no thread writes smax after the barrier */
+        const float osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
+        const bool tk = kk > 0 && isfinite(ry) && isfinite(osc) && osc > 0.0f; /* as ms_cu_k2_scan1 */
+        if (tk) {
+            if (rm > ms__neg_inf()) atomicAdd(&oh[ms_cu_obin(ry, osc, rm)], 1u);
+            __syncthreads();
+            if (threadIdx.x < 32) {
+                const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, 0u, (int)threadIdx.x);
+                if (threadIdx.x == 0) stk = nk;
+            }
+            __syncthreads();
+        }
+        const uint32_t cxk = smax;
+        if (cxk > MS_CU_KEY_NEGINF && ms_cu_key(ms_cu_unkey(cxk) / T) > MS_CU_KEY_NEGINF) {
+            /* pass two's cut: min-p's from cm (ms_cu_set_m's, as the drain's m below) and the top-k' cut */
+            ms_cu_set_m(c, ms_cu_key(ms_cu_unkey(cxk) / T));
+            const float xc1 = c.xcut;
+            if (stk) c.xcut = fmaxf(c.xcut, ms_cu_unkey(stk));
+            ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
+            c.xcut = xc1;
+        }
+        __syncthreads();
+    }
+#endif
     ms_cu_stamp(16);
     /* cm = fl(cm_x / T), K1's key of it for the row's maxkey. No finite y in the chunk (all -inf, or x / T
      * rounds to -inf): none of its tokens is in S0 (w = 0 when m > -inf; the row is empty when m = -inf),
