@@ -1524,7 +1524,49 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * maxima instead of staged tokens). Pass two (from L2: the block read these bytes just before) is the lite
      * scan with the fixed cut max(min-p's from cm, that cut): a flat chunk stages ~k' tokens instead of C's 1-5 %,
      * with no per-step atomics, barriers or bin counts. */
+#ifdef MS_CU_OR_UMAX
+    /* -DMS_CU_OR_UMAX (with MS_CU_OR_2P): pass one also keeps each thread's max over each iteration's 4 groups
+     * (16 tokens) in sbuf (free until the drain; no ring in this pass two), and pass two reloads only the units
+     * whose max is not below its cut: a unit with a token x >= cut has its max >= x (the max is over the same
+     * penalised x the test reads; NaN is never staged by a skipped unit's test either: NaN >= cut is false and a
+     * sanitised NaN is -inf, below every finite cut, and with cut = -inf no unit is skipped). */
+    float *umax = (float *)sbuf;
+    const int32_t umax_it = (int32_t)(2 * MS_CU_STAGE_SH / blockDim.x); /* iterations it holds (8: 32768 tokens) */
+    const size_t es1 = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec1 = (((uintptr_t)c.row + (size_t)t0 * es1) & (4 * es1 - 1)) == 0 && (t0 & 3) == 0;
+    const int32_t step1 = (int32_t)blockDim.x * 4, tv1 = vec1 ? t0 + ((t1 - t0) & ~3) : t0;
+    float rm = ms__neg_inf();
+    {
+        int32_t it = 0;
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv1; t += 4 * step1, it++) {
+            float v[4][4];
+            uint32_t words[4];
+            ms_cu_load_groups<4>(c, t, step1, tv1, v, words);
+            float um = ms__neg_inf();
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int32_t tg = t + u * step1;
+                if (tg >= tv1) continue;
+                const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
+                if (nib == 0) {
+                    um = fmaxf(um, fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])));
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x = ms__sanitize(v[u][k]);
+                        if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+                        um = fmaxf(um, x);
+                    }
+                }
+            }
+            if (it < umax_it) umax[it * (int32_t)blockDim.x + (int32_t)threadIdx.x] = um;
+            rm = fmaxf(rm, um);
+        }
+        for (int32_t t = tv1 + (int32_t)threadIdx.x; t < t1; t += blockDim.x) rm = fmaxf(rm, ms_cu_x(c, t));
+    }
+#else
     const float rm = ms_cu_chunk_max(c, t0, t1);
+#endif
 #else
     const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
 #endif
@@ -1555,7 +1597,45 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             ms_cu_set_m(c, ms_cu_key(ms_cu_unkey(cxk) / T));
             const float xc1 = c.xcut;
             if (stk) c.xcut = fmaxf(c.xcut, ms_cu_unkey(stk));
+#ifdef MS_CU_OR_UMAX
+            { /* pass two over the units pass one kept (the same t sequence), the tail token by token */
+                const float cut = c.xcut;
+                int32_t it = 0;
+                for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv1; t += 4 * step1, it++) {
+                    if (it < umax_it && umax[it * (int32_t)blockDim.x + (int32_t)threadIdx.x] < cut) continue;
+                    float v[4][4];
+                    uint32_t words[4];
+                    ms_cu_load_groups<4>(c, t, step1, tv1, v, words);
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const int32_t tg = t + u * step1;
+                        if (tg >= tv1) continue;
+                        const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
+                        uint32_t pm = 0;
+#pragma unroll
+                        for (int k = 0; k < 4; k++) { /* as ms_cu_k2_scan (no window rows on this path) */
+                            float x = v[u][k];
+                            if (nib) {
+                                x = ms__sanitize(x);
+                                if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+                                v[u][k] = x;
+                                pm |= (!(x < cut) ? 1u : 0u) << k;
+                            } else {
+                                pm |= (x >= cut ? 1u : 0u) << k;
+                            }
+                        }
+                        if (pm) stage(tg, v[u], pm);
+                    }
+                }
+                for (int32_t t = tv1 + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
+                    float x[4];
+                    x[0] = ms_cu_x(c, t);
+                    if (!(x[0] < cut)) stage(t, x, 1u);
+                }
+            }
+#else
             ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
+#endif
             c.xcut = xc1;
         }
         __syncthreads();
