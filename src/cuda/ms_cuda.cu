@@ -112,7 +112,7 @@ typedef struct ms_cu_rowstat {
 typedef struct ms_cu_state {
     int device;
     int sm_count;
-    int l2_bytes;       /* the one-read path only for batches larger than 3/4 of L2 (ms_cu_launch) */
+    int l2_bytes;       /* the one-read path only for batches larger than 1/2 of L2 (ms_cu_launch, MS_CU_OR_L2Q) */
     bool pdl;           /* programmatic dependent launch of K2..K4 (sm_90 and newer) */
     cudaStream_t stream;
     ms_cu_slot *d_slots;
@@ -4017,6 +4017,13 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
  * B=128 109.7 -> 85.4 and 94.0 -> 62.9, B=32 / 64 unchanged; top-p alone there 2.2-9.2 us slower, as the path's
  * <true> kernels run its rows: bench/results/cuda_h200_2026-11-30-session10-final.md). -DMS_CU_OR_ELEM_DTYPE counts
  * the dtype's own bytes, as rounds 14-15 did. */
+/* Round 16A: the L2 rule's fraction in quarters of L2 (the path when n V 4 > L2 MS_CU_OR_L2Q / 4). 2 since round 16A:
+ * B=64 at V=151936 fp32 (39 MB, under the H200's 3/4 of L2) gained on the path since the tenth session's bins of x
+ * (H200, full setting: flat 48.3 -> 46.9 us, peaked 39.4 -> 35.9; bf16 50.9 -> 48.0, 40.1 -> 36.7) while B=48 (29 MB)
+ * stayed mixed (flat +0.5, peaked -2.9) and B=32 lost (flat +1.9): docs/cuda.md, round 16A. 3: the rule before. */
+#ifndef MS_CU_OR_L2Q
+#  define MS_CU_OR_L2Q 2
+#endif
 #ifdef MS_CU_OR_ELEM_DTYPE
 #  define MS_CU_OR_ELEM(e) ((int64_t)(e))
 #else
@@ -4081,7 +4088,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). Tenth session: the logits
          * counted at 4 bytes a value whatever the dtype (MS_CU_OR_ELEM): measured at bf16, the path paid from
          * the same batch as at fp32. */
-        a.oneread = chunk >= ms_cu_or_min && (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * 3);
+        a.oneread = chunk >= ms_cu_or_min &&
+                    (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
