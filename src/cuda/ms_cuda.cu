@@ -1771,7 +1771,10 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifndef MS_CU_K3_KERNEL
     __shared__ uint32_t k3mode; /* round 15B: the row's mode as this block's thread 0 saw it (ms_cu_k2_k3) */
 #endif
-    __shared__ unsigned long long sbuf[MS_CU_STAGE_SH];
+    /* 16-byte aligned: round 15A's ring (ms_cu_ring_put / _get) copies and reads 16-byte slots in it. Without
+     * __align__ the layout decides, and a build whose other shared variables moved (round 16A's -DMS_CU_OR_2P)
+     * faulted in the ring's lite path (compute-sanitizer: misaligned 16-byte __shared__ write, ms_cu_ring_put) */
+    __shared__ __align__(16) unsigned long long sbuf[MS_CU_STAGE_SH];
     __shared__ uint32_t sn, sbase;
     ms_cu_stamp(2);
     ms_cu_pdl_go();
@@ -4087,7 +4090,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * from 3/4 of L2, since B=96 (58 MB, just under the H200's L2) gained too (flat 64.1 -> 59.0 us,
          * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). Tenth session: the logits
          * counted at 4 bytes a value whatever the dtype (MS_CU_OR_ELEM): measured at bf16, the path paid from
-         * the same batch as at fp32. */
+         * the same batch as at fp32. Round 16A: from 1/2 of L2 (MS_CU_OR_L2Q), since B=64 gained too. */
         a.oneread = chunk >= ms_cu_or_min &&
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
 #endif
