@@ -1136,7 +1136,7 @@ TEST(cuda_identity_oneread) {
                     0x14f1a700u + (uint64_t)k);
                 cs->oflat = true;
             }
-            REQUIRE(ms__cuda_oneread(0, NULL) == built); /* on at B=64 too, which the host leaves off (L2) */
+            REQUIRE(ms__cuda_oneread(0, NULL) == built); /* on at every B, whatever the host's L2 rule says */
             run_cases(fc, nf);
             REQUIRE(ms__cuda_oneread(-1, NULL) == built);
             break;
@@ -1167,7 +1167,7 @@ TEST(cuda_identity_oneread) {
             else cs->stage = true;
         }
         /* part one: chunks of 8192 tokens (round 13's threshold, without round 14's L2 condition, which leaves
-         * B=32 and 64 off at V=151936 fp32); part two: every step, chunks of any size */
+         * B=32 off at V=151936 fp32, and B=64 too before round 16A); part two: every step, chunks of any size */
         REQUIRE(ms__cuda_oneread(part == 1 ? 0 : 8192, NULL) == built);
         run_cases(cases, n);
         REQUIRE(ms__cuda_oneread(-1, NULL) == built); /* the default again, for the tests after this one */
