@@ -711,6 +711,7 @@ struct ms_cu_args {
                                      * bucket masses of its chunk; NULL when off for this step (ms_cu_launch) */
     int32_t drawv;                  /* round 11 (on; -DMS_CU_NO_DRAWV off): K4's BAND walk with 16-byte loads this step */
 #ifdef MS_CU_ONEREAD
+    int32_t k4warm;                 /* round 16B (-DMS_CU_K4_WARM): K4's warm-up pass in this step (ms_cu_launch) */
     int32_t oneread;                /* round 13 (on unless -DMS_CU_NO_ONEREAD): the one-read path for lite rows this step (ms_cu_launch) */
 #endif
 };
@@ -1183,8 +1184,12 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * chunk with more passing tokens than the stage holds (tied or very flat) drops the stage and re-reads
      * itself with the slow path inline (from L2): the same survivors and masses, only slower; out of the
      * scan's loop, which the stage's append alone keeps small. */
+#ifdef MS_CU_K2_TAIL /* round 16B: the tests' flag loaded here, used after the scan (no stall before it) */
+    const int cnt_all = ms_cu_count_all;
+#else
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
+#endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
     ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
@@ -1197,6 +1202,10 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
     __syncthreads();
     ms_cu_stamp(16);
+#ifdef MS_CU_K2_TAIL
+    if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
+    if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
+#endif
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
@@ -1214,21 +1223,22 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     }
 #ifdef MS_CU_K2_TAIL
     /* Round 16B (-DMS_CU_K2_TAIL): the tail after the scan with fewer barriers and less code, for B=1's chain
-     * (its in-graph timeline: ~3 us from a block's scan to its exit). Each warp adds its survivors' mass to m0
-     * itself (a warp scan, one global atomic a warp that has mass: integers, so any order gives the same sum)
-     * instead of a block scan (three barriers); one barrier then orders the staging (sn, sbuf). A chunk with
-     * at most kk survivors (every chunk at B=1, V=151936) keeps them all: ms_cu_k2_list then compacts with
-     * shared atomics into the same set, ns entries (kth = 0 is below every key, no bin cut); here entry i
-     * goes to sbase + i instead (one barrier, no compaction), and is counted in its bin as there. The
-     * row's candidate list holds the same entries, in another order, which nothing depends on (K4 ranks
-     * by (key, id)). Other chunks take ms_cu_k2_list as before. */
-    {
-        const uint64_t inc = ms_cu_warp_incl_u64(mym);
-        if ((threadIdx.x & 31) == 31 && inc) atomicAdd(&st->m0, (unsigned long long)inc);
-    }
+     * (its in-graph timeline: ~3 us from a block's scan to its exit). One barrier orders the staging (sn,
+     * sbuf). A chunk with at most kk survivors (every chunk at B=1, V=151936) keeps them all: ms_cu_k2_list
+     * would compact them with shared atomics into the same set of ns entries (kth = 0 is below every key, no
+     * bin cut); here entry i goes to sbase + i (one barrier, no compaction) and is counted in its bin as
+     * there, and each warp adds its survivors' mass to m0 itself (a warp scan, one global atomic a warp with
+     * mass: integers, so any order gives the same sum) instead of the block scan (three barriers). The row's
+     * candidate list holds the same entries, in another order, which nothing depends on (K4 ranks by (key,
+     * id)). Other chunks (more than kk survivors: B >= 16 at V=151936) take the block scan and ms_cu_k2_list
+     * as before, one barrier later. */
     __syncthreads(); /* the staging (sn, sbuf) */
     const uint32_t ns = *sn;
     if (ns <= kk) {
+        {
+            const uint64_t inc = ms_cu_warp_incl_u64(mym);
+            if ((threadIdx.x & 31) == 31 && inc) atomicAdd(&st->m0, (unsigned long long)inc);
+        }
         if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
         __syncthreads();
         const uint32_t base = sbase;
@@ -1244,7 +1254,11 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             }
         return;
     }
-    (void)sh;
+    {
+        uint64_t m0;
+        ms_cu_block_excl_u64(mym, &m0, sh);
+        if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
+    }
 #else
     uint64_t m0;
     ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
@@ -3295,15 +3309,18 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
     return bal ? __shfl_sync(FULL, mine, __ffs(bal) - 1) : (uint32_t)(MS_CU_LBINS - 1);
 }
 
+/* Round 16B: the candidates K4's lean path loads per thread right after its PDL wait, before it knows cand_n
+ * (speculative; 4 since round 6: 2048 of a row's candidates; B=1 flat rows list ~1600-2500, so a fifth round
+ * of loads waited a whole L2 round trip inside the list; -DMS_CU_K4_PF=6 covers 3072). */
+#ifndef MS_CU_K4_PF
+#  define MS_CU_K4_PF 4
+#endif
 #ifdef MS_CU_K4_WARM
 /* Round 16B: the fake row of K4's warm-up pass (set once by ms__cuda_init, read only): row max 0.0 (key
- * 0x80000000), 64 candidates of that key with ids 0..63 (the rest of the 4 x MS_CU_T4 the speculative loads
- * may touch: zero), all counted in bin 0, m0 = 64 * 2^40. */
-#  ifndef MS_CU_K4_WARM_ROWS
-#    define MS_CU_K4_WARM_ROWS 8
-#  endif
+ * 0x80000000), 64 candidates of that key with ids 0..63 (the rest of the MS_CU_K4_PF x MS_CU_T4 the
+ * speculative loads may touch: zero), all counted in bin 0, m0 = 64 * 2^40. */
 __device__ ms_cu_rowstat ms_cu_warm_st;
-__device__ unsigned long long ms_cu_warm_cand[4 * MS_CU_T4];
+__device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
 __device__ uint32_t ms_cu_warm_h[MS_CU_LBINS];
 #endif
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
@@ -3361,7 +3378,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
                                               , float lscale_pre, uint64_t dbits
-                                              , bool orow, bool dry = false) {
+                                              , bool orow, bool dry, bool cnt_all) {
     const bool oneread = OR && orow; /* a constant false in the default instantiation */
     const int lane = threadIdx.x & 31;
 #ifdef MS_CU_K4_WARM /* round 16B: the warm-up pass reads the fixed fake row (ms_cu_warm_*) */
@@ -3371,7 +3388,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
-    constexpr int PF = 4;
+    constexpr int PF = MS_CU_K4_PF;
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
     unsigned long long pre[PF];
 #pragma unroll
@@ -3425,7 +3442,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (!dry) ms_cu_stamp(11);
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
-    if (threadIdx.x == 0 && ms_cu_count_all && !dry) {
+    if (threadIdx.x == 0 && cnt_all && !dry) {
         if (bmax < MS_CU_LBINS - 1) {
             atomicAdd(&ms_cu_mode_rows[5], 1ull);
             if (n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
@@ -3475,7 +3492,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             const float lsc = ms_cu_lbin_scale(lc);
             const uint64_t dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
 #ifdef MS_CU_K4_WARM
-            /* Round 16B (-DMS_CU_K4_WARM): before the PDL wait, in steps of at most MS_CU_K4_WARM_ROWS rows, the
+            /* Round 16B (-DMS_CU_K4_WARM): before the PDL wait, in steps where a.k4warm (ms_cu_launch), the
              * block runs the same code (the one copy of ms_cu_k4_lite, the loop is not unrolled) over a fixed
              * fake row in global memory (ms_cu_warm_*: 64 tied candidates, all in bin 0) with no output, no
              * counters and no stamps, so that the lean path's instructions are in the multiprocessor's caches
@@ -3483,8 +3500,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * list, counts and finish rewrite every shared word they read (the row's own values from lc, and
              * c.m / c.inf_row from the real stats). Exact: the real pass is the default's code on the same data. */
             bool served = false;
+            const bool cnt_all = ms_cu_count_all != 0; /* the tests' flag (set by the host between steps) */
 #pragma unroll 1
-            for (int pass = gridDim.x <= MS_CU_K4_WARM_ROWS ? 0 : 1; pass < 2; pass++) {
+            for (int pass = a.k4warm ? 0 : 1; pass < 2; pass++) {
                 const bool dry = pass == 0;
                 if (threadIdx.x == 0) lite_n = 0;
                 __syncthreads();
@@ -3492,7 +3510,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
-                served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry);
+                served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry,
+                                           cnt_all);
             }
             if (served) return;
 #else
@@ -3500,7 +3519,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
-            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow)) return;
+            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false,
+                                  ms_cu_count_all != 0))
+                return;
 #endif
         }
     }
@@ -3765,9 +3786,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         ws.maxkey = 0x80000000u;
         ws.cand_n = 64;
         ws.m0 = 64ull << 40;
-        unsigned long long wc[4 * MS_CU_T4];
+        unsigned long long wc[MS_CU_K4_PF * MS_CU_T4];
         uint32_t wh[MS_CU_LBINS] = {};
-        for (int i = 0; i < 4 * MS_CU_T4; i++) wc[i] = i < 64 ? (0x80000000ull << 32) | (unsigned long long)i : 0;
+        for (int i = 0; i < MS_CU_K4_PF * MS_CU_T4; i++) wc[i] = i < 64 ? (0x80000000ull << 32) | (unsigned long long)i : 0;
         wh[0] = 64;
         e = cudaMemcpyToSymbol(ms_cu_warm_st, &ws, sizeof ws);
         if (e == cudaSuccess) e = cudaMemcpyToSymbol(ms_cu_warm_cand, wc, sizeof wc);
@@ -4079,6 +4100,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
+    /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
+     * no K2 block (K4 holds 120 registers x 512 threads), so only in steps with at most two K1..K3 blocks per
+     * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
+    a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
