@@ -711,8 +711,10 @@ struct ms_cu_args {
                                      * bucket masses of its chunk; NULL when off for this step (ms_cu_launch) */
     int32_t drawv;                  /* round 11 (on; -DMS_CU_NO_DRAWV off): K4's BAND walk with 16-byte loads this step */
 #ifdef MS_CU_ONEREAD
-    int32_t k4warm;                 /* round 16B (-DMS_CU_K4_WARM): K4's warm-up pass in this step (ms_cu_launch) */
     int32_t oneread;                /* round 13 (on unless -DMS_CU_NO_ONEREAD): the one-read path for lite rows this step (ms_cu_launch) */
+#endif
+#ifdef MS_CU_K4_WARM
+    int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
 };
 
@@ -3442,7 +3444,12 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (!dry) ms_cu_stamp(11);
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
+#ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
     if (threadIdx.x == 0 && cnt_all && !dry) {
+#else
+    (void)cnt_all;
+    if (threadIdx.x == 0 && ms_cu_count_all) {
+#endif
         if (bmax < MS_CU_LBINS - 1) {
             atomicAdd(&ms_cu_mode_rows[5], 1ull);
             if (n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
@@ -3489,6 +3496,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #ifdef MS_CU_ONEREAD
             orow = OR && ms_cu_onread(a, a.logits + (size_t)r * (size_t)a.stride * a.elem, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
 #endif
+#ifndef MS_CU_K4_WARM
+            if (threadIdx.x == 0) lite_n = 0;
+#endif
             const float lsc = ms_cu_lbin_scale(lc);
             const uint64_t dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
 #ifdef MS_CU_K4_WARM
@@ -3515,13 +3525,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             }
             if (served) return;
 #else
-            if (threadIdx.x == 0) lite_n = 0;
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
-            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false,
-                                  ms_cu_count_all != 0))
-                return;
+            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false, false)) return;
 #endif
         }
     }
@@ -4103,7 +4110,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
      * no K2 block (K4 holds 120 registers x 512 threads), so only in steps with at most two K1..K3 blocks per
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
+#ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
