@@ -1233,7 +1233,9 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * mass: integers, so any order gives the same sum) instead of the block scan (three barriers). The row's
      * candidate list holds the same entries, in another order, which nothing depends on (K4 ranks by (key,
      * id)). Other chunks (more than kk survivors: B >= 16 at V=151936) take the block scan and ms_cu_k2_list
-     * as before, one barrier later. */
+     * as before, one barrier later. Measured (H200, with the next two switches, docs/cuda.md round 16B): all CUDA
+     * tests and both sanitizers pass; full setting 0.4-2.5 us faster at B=1..64, but top-p alone 0.9-3.8 us slower
+     * at B=16 / 64 (K2's spills grew 80 / 144 -> 116 / 240 bytes): off. */
     __syncthreads(); /* the staging (sn, sbuf) */
     const uint32_t ns = *sn;
     if (ns <= kk) {
@@ -3313,7 +3315,7 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
 
 /* Round 16B: the candidates K4's lean path loads per thread right after its PDL wait, before it knows cand_n
  * (speculative; 4 since round 6: 2048 of a row's candidates; B=1 flat rows list ~1600-2500, so a fifth round
- * of loads waited a whole L2 round trip inside the list; -DMS_CU_K4_PF=6 covers 3072). */
+ * of loads waited a whole L2 round trip inside the list; -DMS_CU_K4_PF=6 covers 3072: measured, no effect). */
 #ifndef MS_CU_K4_PF
 #  define MS_CU_K4_PF 4
 #endif
@@ -3508,7 +3510,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * counters and no stamps, so that the lean path's instructions are in the multiprocessor's caches
              * when the real pass starts after the wait. The real pass reads nothing the dry one wrote: its
              * list, counts and finish rewrite every shared word they read (the row's own values from lc, and
-             * c.m / c.inf_row from the real stats). Exact: the real pass is the default's code on the same data. */
+             * c.m / c.inf_row from the real stats). Exact: the real pass is the default's code on the same data.
+             * Measured (round 16B): flat B=1 -0.7 us; validated with -DMS_CU_K2_TAIL, off with it. */
             bool served = false;
             const bool cnt_all = ms_cu_count_all != 0; /* the tests' flag (set by the host between steps) */
 #pragma unroll 1
