@@ -156,6 +156,25 @@ static double bc_anchor(int peaked, int32_t B, int32_t V) {
  * device is idle), 9 times: each event's earliest and latest %globaltimer over the blocks, in us after
  * the first K1 block started, the median of the 9. Events as in src/cuda/ms_cuda.cu (ms_cu_stamp). */
 int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]);
+/* Round 16B: --chain prints, after each configuration's line, what graphs of 1..5 near-empty kernels launched as
+ * the step's K0..K4 (same grids, PDL) cost a replay (ms__cuda_chain), and the five without PDL;
+ * MS_BENCH_MINCHUNK=c sets K1..K3's smallest chunk (ms__cuda_minchunk) before every configuration. */
+int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us);
+int32_t ms__cuda_minchunk(int32_t c);
+static int bc_chain_on;
+static void bc_chain(int32_t B, int32_t V, double step_us) {
+    float us[6] = {0};
+    int G = 0;
+    for (int k = 1; k <= 5; k++) G = ms__cuda_chain(B, V, k, 1, &us[k]);
+    if (ms__cuda_chain(B, V, 5, 0, &us[0]) < 0 || G < 0) {
+        printf("chain B=%d V=%d: CUDA error\n", B, V);
+        return;
+    }
+    printf("chain B=%d V=%d G=%d (us a graph replay; empty kernels launched as K0..K4): 1 %.2f  2 %.2f  3 %.2f  "
+           "4 %.2f  5 %.2f  (5 without PDL %.2f); the step %.2f\n",
+           B, V, G, us[1], us[2], us[3], us[4], us[5], us[0], step_us);
+    fflush(stdout);
+}
 static int bc_cmp_d(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -198,6 +217,9 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     const size_t row_bytes = (size_t)V * (dt == MS_DTYPE_F32 ? 4 : 2), set_bytes = (size_t)B * row_bytes;
     size_t nsets = (size_t)ceil(o->min_buffer_mb * 1048576.0 / (double)set_bytes);
     if (nsets < 2) nsets = 2;
+#ifdef MS_BENCH_CUDA_STANDALONE
+    if (getenv("MS_BENCH_MINCHUNK")) ms__cuda_minchunk((int32_t)atoi(getenv("MS_BENCH_MINCHUNK")));
+#endif
     ms_spec spec = ms_spec_default();
     spec.resource_key = "bench";
     spec.vocab_size = V;
@@ -346,6 +368,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     fflush(stdout);
 #ifdef MS_BENCH_CUDA_STANDALONE
     if (getenv("MS_BENCH_STAMPS")) bc_stamps(ex[0], st, sname, peaked, B, V);
+    if (bc_chain_on) bc_chain(B, V, us);
 #endif
     for (size_t i = 0; i < nsets; i++) cudaGraphExecDestroy(ex[i]);
     for (int i = 0; i <= steps; i++) cudaEventDestroy(ev[i]);
@@ -433,6 +456,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--buffer-mb")) o.min_buffer_mb = atof(v), i++;
         else if (!strcmp(a, "--json")) o.json = true;
         else if (!strcmp(a, "--no-baseline")) o.no_baseline = true;
+        else if (!strcmp(a, "--chain")) bc_chain_on = 1;
         else if (!strcmp(a, "--dtype") && (!strcmp(v, "f32") || !strcmp(v, "bf16")))
             o.dtype = strcmp(v, "bf16") ? MS_DTYPE_F32 : MS_DTYPE_BF16, i++;
         else if (!strcmp(a, "--shape")) {
@@ -448,7 +472,7 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr, "usage: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both] "
                             "[--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline] "
-                            "[--dtype f32|bf16]\n");
+                            "[--dtype f32|bf16] [--chain]\n");
             return 2;
         }
     }

@@ -29,6 +29,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Round 14: the one-read path for lite rows (rounds 13-14; docs/cuda.md) is built by default and taken in steps
@@ -712,6 +713,9 @@ struct ms_cu_args {
 #ifdef MS_CU_ONEREAD
     int32_t oneread;                /* round 13 (on unless -DMS_CU_NO_ONEREAD): the one-read path for lite rows this step (ms_cu_launch) */
 #endif
+#ifdef MS_CU_K4_WARM
+    int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
+#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -1182,8 +1186,12 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * chunk with more passing tokens than the stage holds (tied or very flat) drops the stage and re-reads
      * itself with the slow path inline (from L2): the same survivors and masses, only slower; out of the
      * scan's loop, which the stage's append alone keeps small. */
+#ifdef MS_CU_K2_TAIL /* round 16B: the tests' flag loaded here, used after the scan (no stall before it) */
+    const int cnt_all = ms_cu_count_all;
+#else
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
+#endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
     ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
@@ -1196,6 +1204,10 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     });
     __syncthreads();
     ms_cu_stamp(16);
+#ifdef MS_CU_K2_TAIL
+    if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
+    if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
+#endif
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
@@ -1211,10 +1223,52 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
         });
     }
+#ifdef MS_CU_K2_TAIL
+    /* Round 16B (-DMS_CU_K2_TAIL): the tail after the scan with fewer barriers and less code, for B=1's chain
+     * (its in-graph timeline: ~3 us from a block's scan to its exit). One barrier orders the staging (sn,
+     * sbuf). A chunk with at most kk survivors (every chunk at B=1, V=151936) keeps them all: ms_cu_k2_list
+     * would compact them with shared atomics into the same set of ns entries (kth = 0 is below every key, no
+     * bin cut); here entry i goes to sbase + i (one barrier, no compaction) and is counted in its bin as
+     * there, and each warp adds its survivors' mass to m0 itself (a warp scan, one global atomic a warp with
+     * mass: integers, so any order gives the same sum) instead of the block scan (three barriers). The row's
+     * candidate list holds the same entries, in another order, which nothing depends on (K4 ranks by (key,
+     * id)). Other chunks (more than kk survivors: B >= 16 at V=151936) take the block scan and ms_cu_k2_list
+     * as before, one barrier later. Measured (H200, with the next two switches, docs/cuda.md round 16B): all CUDA
+     * tests and both sanitizers pass; full setting 0.4-2.5 us faster at B=1..64, but top-p alone 0.9-3.8 us slower
+     * at B=16 / 64 (K2's spills grew 80 / 144 -> 116 / 240 bytes): off. */
+    __syncthreads(); /* the staging (sn, sbuf) */
+    const uint32_t ns = *sn;
+    if (ns <= kk) {
+        {
+            const uint64_t inc = ms_cu_warp_incl_u64(mym);
+            if ((threadIdx.x & 31) == 31 && inc) atomicAdd(&st->m0, (unsigned long long)inc);
+        }
+        if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
+        __syncthreads();
+        const uint32_t base = sbase;
+        unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+        uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
+        const bool lb = !c.inf_row;
+        const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c);
+        for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
+            if (base + i < MS_CU_CAND) {
+                const unsigned long long v = sbuf[i];
+                cand[base + i] = v;
+                if (lb) atomicAdd(&gh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
+            }
+        return;
+    }
+    {
+        uint64_t m0;
+        ms_cu_block_excl_u64(mym, &m0, sh);
+        if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
+    }
+#else
     uint64_t m0;
     ms_cu_block_excl_u64(mym, &m0, sh); /* the block's sum; also the barrier after the staging */
     if (threadIdx.x == 0 && m0) atomicAdd(&st->m0, (unsigned long long)m0);
     const uint32_t ns = *sn;
+#endif
     ms_cu_k2_list<true>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
 
@@ -3213,7 +3267,7 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
 static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
 __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                  const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
-                                 uint64_t dbits) {
+                                 uint64_t dbits, bool dry = false) { /* dry: round 16B's warm-up, no output */
     const unsigned FULL = 0xffffffffu;
     const int t = threadIdx.x, lane = t & 31;
     ms_cu_pe *T = (ms_cu_pe *)sh;
@@ -3252,7 +3306,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         Ash[i] = A;
     }
     __syncthreads();
-    ms_cu_stamp_f(13);
+    if (!dry) ms_cu_stamp_f(13);
     if (t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
@@ -3268,7 +3322,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             kp[h] = v[h];
         }
         ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
-        ms_cu_stamp_f(14);
+        if (!dry) ms_cu_stamp_f(14);
         /* 5. the floor: stop ids lose their mass unless nothing would be left */
         bool floor_on;
         const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
@@ -3277,11 +3331,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         if (lane == 0) {
             fin_go = total != 0;
             if (total != 0) fin_tgt = ms__draw_target(dbits, total);
-            else ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+            else if (!dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
         }
     }
     __syncthreads();
-    ms_cu_stamp_f(15);
+    if (!dry) ms_cu_stamp_f(15);
     if (!fin_go) return;
     const uint64_t target = fin_tgt;
     /* pass 2: the drawn mass of the smaller ids, 8 threads a candidate */
@@ -3296,7 +3350,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     for (int o = 1; o < 8; o <<= 1) P += __shfl_xor_sync(FULL, P, o);
     if (s == 0 && i < n) {
         const uint64_t qi = T[i].q;
-        if (qi > 0 && P <= target && target - P < qi) ms_cu_out(a, r, idi, MS_ROW_OK);
+        if (qi > 0 && P <= target && target - P < qi && !dry) ms_cu_out(a, r, idi, MS_ROW_OK);
     }
 }
 
@@ -3384,6 +3438,20 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
     return bal ? __shfl_sync(FULL, mine, __ffs(bal) - 1) : (uint32_t)(MS_CU_LBINS - 1);
 }
 
+/* Round 16B: the candidates K4's lean path loads per thread right after its PDL wait, before it knows cand_n
+ * (speculative; 4 since round 6: 2048 of a row's candidates; B=1 flat rows list ~1600-2500, so a fifth round
+ * of loads waited a whole L2 round trip inside the list; -DMS_CU_K4_PF=6 covers 3072: measured, no effect). */
+#ifndef MS_CU_K4_PF
+#  define MS_CU_K4_PF 4
+#endif
+#ifdef MS_CU_K4_WARM
+/* Round 16B: the fake row of K4's warm-up pass (set once by ms__cuda_init, read only): row max 0.0 (key
+ * 0x80000000), 64 candidates of that key with ids 0..63 (the rest of the MS_CU_K4_PF x MS_CU_T4 the
+ * speculative loads may touch: zero), all counted in bin 0, m0 = 64 * 2^40. */
+__device__ ms_cu_rowstat ms_cu_warm_st;
+__device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
+__device__ uint32_t ms_cu_warm_h[MS_CU_LBINS];
+#endif
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
  * candidates loaded by one warp) and faster on peaked ones (B=64 49.2 -> 44.9): what K4 costs at small B is
@@ -3439,26 +3507,35 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
                                               , float lscale_pre, uint64_t dbits
-                                              , bool orow) {
+                                              , bool orow, bool dry, bool cnt_all) {
     const bool oneread = OR && orow; /* a constant false in the default instantiation */
     const int lane = threadIdx.x & 31;
+#ifdef MS_CU_K4_WARM /* round 16B: the warm-up pass reads the fixed fake row (ms_cu_warm_*) */
+    const ms_cu_rowstat *st = dry ? &ms_cu_warm_st : &a.stats[r];
+    const unsigned long long *g = dry ? ms_cu_warm_cand : a.cand + (size_t)r * MS_CU_CAND;
+#else
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
-    constexpr int PF = 4;
+#endif
+    constexpr int PF = MS_CU_K4_PF;
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
     unsigned long long pre[PF];
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
     uint32_t hb[8];
+#ifdef MS_CU_K4_WARM
+    const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
+#else
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
+#endif
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
     if (cand_n > MS_CU_CAND) return false;
-    ms_cu_stamp(10);
+    if (!dry) ms_cu_stamp(10);
     const int32_t n_all = (int32_t)cand_n;
     uint32_t bmax = MS_CU_LBINS - 1;
     float lscale = 0.0f;
@@ -3492,9 +3569,14 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         if (threadIdx.x == 0) *n_sh = 0;
         __syncthreads();
     }
-    ms_cu_stamp(11);
+    if (!dry) ms_cu_stamp(11);
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
+#ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
+    if (threadIdx.x == 0 && cnt_all && !dry) {
+#else
+    (void)cnt_all;
     if (threadIdx.x == 0 && ms_cu_count_all) {
+#endif
         if (bmax < MS_CU_LBINS - 1) {
             atomicAdd(&ms_cu_mode_rows[5], 1ull);
             if (n > kk + 16) atomicAdd(&ms_cu_mode_rows[6], 1ull);
@@ -3507,10 +3589,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
     if (n <= MS_CU_WARP_N) {
-        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits);
-        ms_cu_stamp(12);
+        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits, dry);
+        if (!dry) ms_cu_stamp(12);
         return true;
     }
+    if (dry) return true; /* never: the fake row lists 64 */
     ms_cu_k4_cand(a, r, c, f, S, cand_sh, n, st->m0);
     ms_cu_stamp(12);
     return true;
@@ -3540,13 +3623,41 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #ifdef MS_CU_ONEREAD
             orow = OR && ms_cu_onread(a, a.logits + (size_t)r * (size_t)a.stride * a.elem, lc, lf); /* from the slot's fields, as K1 and K2 decide it */
 #endif
+#ifndef MS_CU_K4_WARM
             if (threadIdx.x == 0) lite_n = 0;
+#endif
             const float lsc = ms_cu_lbin_scale(lc);
             const uint64_t dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
+#ifdef MS_CU_K4_WARM
+            /* Round 16B (-DMS_CU_K4_WARM): before the PDL wait, in steps where a.k4warm (ms_cu_launch), the
+             * block runs the same code (the one copy of ms_cu_k4_lite, the loop is not unrolled) over a fixed
+             * fake row in global memory (ms_cu_warm_*: 64 tied candidates, all in bin 0) with no output, no
+             * counters and no stamps, so that the lean path's instructions are in the multiprocessor's caches
+             * when the real pass starts after the wait. The real pass reads nothing the dry one wrote: its
+             * list, counts and finish rewrite every shared word they read (the row's own values from lc, and
+             * c.m / c.inf_row from the real stats). Exact: the real pass is the default's code on the same data.
+             * Measured (round 16B): flat B=1 -0.7 us; validated with -DMS_CU_K2_TAIL, off with it. */
+            bool served = false;
+            const bool cnt_all = ms_cu_count_all != 0; /* the tests' flag (set by the host between steps) */
+#pragma unroll 1
+            for (int pass = a.k4warm ? 0 : 1; pass < 2; pass++) {
+                const bool dry = pass == 0;
+                if (threadIdx.x == 0) lite_n = 0;
+                __syncthreads();
+                if (!dry) {
+                    ms_cu_pdl_wait(); /* everything K1..K3 wrote */
+                    ms_cu_stamp(9);
+                }
+                served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry,
+                                           cnt_all);
+            }
+            if (served) return;
+#else
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
-            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow)) return;
+            if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false, false)) return;
+#endif
         }
     }
     const int32_t slot = ms_cu_slot_ok(a, r);
@@ -3803,6 +3914,23 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #ifndef MS_CU_NO_PDL /* every kernel launched plainly, to compare */
     st->pdl = major >= 9;
 #endif
+#ifdef MS_CU_K4_WARM
+    { /* round 16B: K4's fake row (ms_cu_warm_*) */
+        ms_cu_rowstat ws;
+        memset(&ws, 0, sizeof ws);
+        ws.maxkey = 0x80000000u;
+        ws.cand_n = 64;
+        ws.m0 = 64ull << 40;
+        unsigned long long wc[MS_CU_K4_PF * MS_CU_T4];
+        uint32_t wh[MS_CU_LBINS] = {};
+        for (int i = 0; i < MS_CU_K4_PF * MS_CU_T4; i++) wc[i] = i < 64 ? (0x80000000ull << 32) | (unsigned long long)i : 0;
+        wh[0] = 64;
+        e = cudaMemcpyToSymbol(ms_cu_warm_st, &ws, sizeof ws);
+        if (e == cudaSuccess) e = cudaMemcpyToSymbol(ms_cu_warm_cand, wc, sizeof wc);
+        if (e == cudaSuccess) e = cudaMemcpyToSymbol(ms_cu_warm_h, wh, sizeof wh);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "K4's warm-up row");
+    }
+#endif
     const int32_t cap = res->params.capacity, rows = res->params.max_rows;
     const size_t words = (size_t)res->bitset_words;
 #define MS_CU_ALLOC(p, bytes)                                                    \
@@ -4032,6 +4160,34 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
 #else
 #  define MS_CU_OR_ELEM(e) ((int64_t)4)
 #endif
+/* Round 16B: the smallest chunk of K1..K3 (tokens; the default 1024 since round 1). At small batches a row
+ * spreads over up to V / MS_CU_MINCHUNK blocks (B=1, V=151936: 149 blocks of 1024 tokens); larger chunks give
+ * fewer blocks, so fewer appends to a row's candidates (K2's atomics on cand_n) and fewer K1 atomics, at the
+ * price of longer scans. Only the grid changes, never what a block computes from its chunk (exact for every
+ * G, as G already varies with B). ms__cuda_minchunk sets it at run time (measurements and tests). */
+#ifndef MS_CU_MINCHUNK
+#  define MS_CU_MINCHUNK 1024
+#endif
+static int32_t ms_cu_minchunk = MS_CU_MINCHUNK;
+extern "C" int32_t ms__cuda_minchunk(int32_t c) {
+    if (c >= 8 && c <= 32768) ms_cu_minchunk = c;
+    else if (c == -1) ms_cu_minchunk = MS_CU_MINCHUNK;
+    return ms_cu_minchunk;
+}
+/* Blocks a row of K1..K3: about 4 blocks per multiprocessor in all (measured on an H200: 4 beat 3 and 8 at
+ * B = 64 and 256, see docs/cuda.md): at small batches a row spreads over many blocks. Never chunks under
+ * ms_cu_minchunk (1024 unless set), but chunks of at most 32768 tokens, so that a chunk's min-p survivors
+ * usually fit K2's stage (flat rows at B=256 overflowed it with 76k-token chunks and took the re-reading path). */
+static int32_t ms_cu_grid(int sm_count, int32_t n, int32_t V) {
+    const int64_t want = ((int64_t)sm_count * 4) / n; /* rounded down: all blocks in one wave */
+    const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
+    int32_t G = (int32_t)(want < most ? want : most);
+    const int32_t least = (int32_t)((V + 32767) / 32768);
+    if (G < least) G = least;
+    if (G < 1) G = 1;
+    return G;
+}
+
 /* Enqueues the whole pipeline (K0, then K1 to K4). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
@@ -4049,16 +4205,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.elem = dtype == MS_DTYPE_F32 ? 4 : 2;
     a.stride = stride;
     a.V = V;
-    /* About 4 blocks per multiprocessor in all (measured on an H200: 4 beat 3 and 8 at B = 64 and
-     * 256, see docs/cuda.md): at small batches a row spreads over many blocks. Never chunks under 1024. */
-    int64_t want = ((int64_t)st->sm_count * 4) / n; /* rounded down: all blocks in one wave */
-    int64_t most = (V + 1023) / 1024;
-    a.G = (int32_t)(want < most ? want : most);
-    /* but chunks of at most 32768 tokens, so that a chunk's min-p survivors usually fit K2's stage
-     * (flat rows at B=256 overflowed it with 76k-token chunks and took the re-reading path) */
-    const int32_t least = (int32_t)((V + 32767) / 32768);
-    if (a.G < least) a.G = least;
-    if (a.G < 1) a.G = 1;
+    a.G = ms_cu_grid(st->sm_count, n, V);
     a.apply_penalty = apply_penalty;
     a.apply_filters = apply_filters;
     a.seen = st->d_seen;
@@ -4096,6 +4243,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
+    /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
+     * no K2 block (K4 holds 120 registers x 512 threads), so only in steps with at most two K1..K3 blocks per
+     * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
+#ifdef MS_CU_K4_WARM
+    a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
@@ -4248,6 +4401,98 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long 
     (void)op, (void)lo, (void)hi;
     return 0;
 #endif
+}
+
+/* Round 16B (diagnostics): the cost of the step's chain by itself. Near-empty kernels launched as
+ * ms_cu_launch launches K0..K4: K0 plain (one block of 256), then nk - 2 kernels of n G blocks of MS_CU_T123
+ * threads and a last one of n blocks of MS_CU_T4 threads with K4's dynamic shared memory, all with the PDL
+ * attribute (unless pdl == 0), each running griddepcontrol.launch_dependents then griddepcontrol.wait, and
+ * block 0's thread 0 writing one word. nk = 1: K0 alone; 2: K0 + K4; 3: + K1; 4: + K2; 5: + K3 (the step's
+ * five). Captured in a graph, replayed 20 times to warm, then 200 times with an event after each; the median
+ * interval in us. Allocates, synchronizes: never during sampling. */
+__global__ void __launch_bounds__(256) ms_cu_chain_k0(unsigned long long *w) {
+    ms_cu_pdl_go();
+    if (threadIdx.x == 0) w[0] = 0;
+}
+__global__ void ms_cu_chain_k(unsigned long long *w, int i) {
+    ms_cu_pdl_go();
+    ms_cu_pdl_wait();
+    if (blockIdx.x == 0 && threadIdx.x == 0) w[i] = (unsigned long long)i;
+}
+__global__ void ms_cu_chain_k4(unsigned long long *w, int i) {
+    extern __shared__ unsigned long long ms_cu_chain_sh[];
+    ms_cu_pdl_wait();
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        ms_cu_chain_sh[0] = (unsigned long long)i;
+        w[i] = ms_cu_chain_sh[0];
+    }
+}
+static int ms_cu_chain_cmp(const void *x, const void *y) {
+    const float a = *(const float *)x, b = *(const float *)y;
+    return (a > b) - (a < b);
+}
+extern "C" int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us) {
+    if (n < 1 || V < 1 || nk < 1 || nk > 5 || !us) return MS_EINVAL;
+    int dev = 0, sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return MS_ECUDA;
+    const int32_t G = ms_cu_grid(sm, n, V);
+    enum { W = 20, R = 200 };
+    unsigned long long *w = NULL;
+    cudaStream_t s = NULL;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ex = NULL;
+    cudaEvent_t ev[R + 1] = {};
+    float t[R];
+    cudaError_t e = cudaFuncSetAttribute(ms_cu_chain_k4, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&w, 8 * 8);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    if (e == cudaSuccess) {
+        ms_cu_chain_k0<<<1, 256, 0, s>>>(w);
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.stream = s;
+        cfg.attrs = at;
+        cfg.numAttrs = pdl ? 1 : 0;
+        cfg.gridDim = dim3((unsigned)(n * G));
+        cfg.blockDim = dim3(MS_CU_T123);
+        for (int i = 1; i < nk - 1 && e == cudaSuccess; i++) e = cudaLaunchKernelEx(&cfg, ms_cu_chain_k, w, i);
+        cfg.gridDim = dim3((unsigned)n);
+        cfg.blockDim = dim3(MS_CU_T4);
+        cfg.dynamicSmemBytes = MS_CU_K4_DYN;
+        if (nk > 1 && e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_chain_k4, w, 7);
+        const cudaError_t e2 = cudaStreamEndCapture(s, &g);
+        if (e == cudaSuccess) e = e2;
+    }
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&ex, g, 0);
+    for (int i = 0; i <= R && e == cudaSuccess; i++) e = cudaEventCreate(&ev[i]);
+    for (int i = 0; i < W && e == cudaSuccess; i++) e = cudaGraphLaunch(ex, s);
+    if (e == cudaSuccess) e = cudaEventRecord(ev[0], s);
+    for (int i = 0; i < R && e == cudaSuccess; i++) {
+        e = cudaGraphLaunch(ex, s);
+        if (e == cudaSuccess) e = cudaEventRecord(ev[i + 1], s);
+    }
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    for (int i = 0; i < R && e == cudaSuccess; i++) e = cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
+    if (e == cudaSuccess) {
+        qsort(t, R, sizeof(float), ms_cu_chain_cmp);
+        *us = t[R / 2] * 1e3f;
+    }
+    for (int i = 0; i <= R; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    if (ex) cudaGraphExecDestroy(ex);
+    if (g) cudaGraphDestroy(g);
+    if (s) cudaStreamDestroy(s);
+    if (w) cudaFree(w);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return MS_ECUDA;
+    }
+    return G;
 }
 
 extern "C" int ms__cuda_r11(void) {

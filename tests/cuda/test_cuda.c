@@ -741,21 +741,28 @@ TEST(cuda_identity_matrix) {
 
 /* The per-chunk top-k path: min-p and top-k on in every request, rows that overflow a chunk's stage or
  * the candidate list, the max in one chunk, ties across chunk boundaries; B=1 spreads a row over the
- * most chunks. */
+ * most chunks. Round 16B: the cases run under the default smallest chunk, then (new seeds) under the other
+ * of 1024 / 4096 tokens (ms__cuda_minchunk: B=1 at V=151936 then has 38 or 149 blocks a row). */
 TEST(cuda_identity_lite) {
     need_device("cuda_identity_lite");
     static const int32_t Vs[] = {4099, 32000, 151936}, Bs[] = {1, 7, 64};
-    idcase cases[18];
-    int n = 0;
-    for (int d = 0; d < 2; d++)
-        for (int v = 0; v < 3; v++)
-            for (int b = 0; b < 3; b++) {
-                if (quick() && (v == 2 || b == 2)) continue;
-                idcase *cs = case_add(cases, &n, Vs[v], Bs[b], d ? MS_DTYPE_BF16 : MS_DTYPE_F32, 3,
-                    0x11e0000u + (uint64_t)n);
-                cs->lite = true;
-            }
-    run_cases(cases, n);
+    const int32_t mc0 = ms__cuda_minchunk(0); /* 0: unchanged, the value in force */
+    for (int part = 0; part < 2; part++) {
+        if (part == 1) ms__cuda_minchunk(mc0 == 1024 ? 4096 : 1024);
+        idcase cases[18];
+        int n = 0;
+        for (int d = 0; d < 2; d++)
+            for (int v = 0; v < 3; v++)
+                for (int b = 0; b < 3; b++) {
+                    if (quick() && (v == 2 || b == 2)) continue;
+                    if (part == 1 && b == 2) continue; /* B=64: one block per multiprocessor's share either way */
+                    idcase *cs = case_add(cases, &n, Vs[v], Bs[b], d ? MS_DTYPE_BF16 : MS_DTYPE_F32, 3,
+                        0x11e0000u + 1000u * (uint64_t)part + (uint64_t)n);
+                    cs->lite = true;
+                }
+        run_cases(cases, n);
+        ms__cuda_minchunk(-1);
+    }
 }
 
 /* K4's whole-row path (top-p alone on rows whose candidates overflow): per-warp histograms, the
