@@ -56,6 +56,17 @@
 #    define MS_CU_K3_NOWAIT
 #  endif
 #endif
+/* Round 16B, on since the eleventh session's final call (docs/cuda.md, docs/decisions.md): K2's lean tail after the scan
+ * (MS_CU_K2_TAIL: 2 barriers instead of 6 for chunks of at most k' survivors) and K4's warm-up pass before its PDL
+ * wait in steps of at most two K1..K3 blocks a multiprocessor (MS_CU_K4_WARM). The full setting gained at every B
+ * (B=1 flat 22.1 -> 19.6 us), top-p alone lost 1-2 % at B >= 16 (K2's spills). -DMS_CU_NO_K2_TAIL and
+ * -DMS_CU_NO_K4_WARM build without them. */
+#if !defined(MS_CU_NO_K2_TAIL) && !defined(MS_CU_K2_TAIL)
+#  define MS_CU_K2_TAIL
+#endif
+#if !defined(MS_CU_NO_K4_WARM) && !defined(MS_CU_K4_WARM)
+#  define MS_CU_K4_WARM
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -1235,7 +1246,8 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * id)). Other chunks (more than kk survivors: B >= 16 at V=151936) take the block scan and ms_cu_k2_list
      * as before, one barrier later. Measured (H200, with the next two switches, docs/cuda.md round 16B): all CUDA
      * tests and both sanitizers pass; full setting 0.4-2.5 us faster at B=1..64, but top-p alone 0.9-3.8 us slower
-     * at B=16 / 64 (K2's spills grew 80 / 144 -> 116 / 240 bytes): off. */
+     * at B=16 / 64 (K2's spills grew 80 / 144 -> 116 / 240 bytes). On since the eleventh session's final call
+     * (docs/decisions.md): the full setting is the issue's measure. -DMS_CU_NO_K2_TAIL: the tail before. */
     __syncthreads(); /* the staging (sn, sbuf) */
     const uint32_t ns = *sn;
     if (ns <= kk) {
@@ -3636,7 +3648,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * when the real pass starts after the wait. The real pass reads nothing the dry one wrote: its
              * list, counts and finish rewrite every shared word they read (the row's own values from lc, and
              * c.m / c.inf_row from the real stats). Exact: the real pass is the default's code on the same data.
-             * Measured (round 16B): flat B=1 -0.7 us; validated with -DMS_CU_K2_TAIL, off with it. */
+             * Measured (round 16B): flat B=1 -0.7 us; on with MS_CU_K2_TAIL since the eleventh session's final
+             * call (-DMS_CU_NO_K4_WARM: without). */
             bool served = false;
             const bool cnt_all = ms_cu_count_all != 0; /* the tests' flag (set by the host between steps) */
 #pragma unroll 1
