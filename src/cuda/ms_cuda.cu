@@ -765,6 +765,17 @@ __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long l
     return v;
 }
 
+/* m raised by a group of 4 tokens whose seen-set bits are nib (ms_cu_chunk_max, round 16A's two-pass K2). */
+__device__ __forceinline__ float ms_cu_group_max(const ms_cu_row &c, const float (&v)[4], uint32_t nib, float m) {
+    if (nib == 0) return fmaxf(m, fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])));
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float x = ms__sanitize(v[k]);
+        if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+        m = fmaxf(m, x);
+    }
+    return m;
+}
 /* The largest penalised logit of [t0, t1) (rows without a window penalty), -inf when there is none.
  * K1 is a pure read of the row, and its per-token work (NaN test, seen bit, order key, compare: ~12
  * instructions) kept the multiprocessors ~46% busy (ncu, B=64): here a group of 4 tokens none of
@@ -787,17 +798,7 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
                 if (tg >= tv) continue;
-                const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
-                if (nib == 0) {
-                    m = fmaxf(m, fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])));
-                } else {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        float x = ms__sanitize(v[u][k]);
-                        if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
-                        m = fmaxf(m, x);
-                    }
-                }
+                m = ms_cu_group_max(c, v[u], (words[u] >> (tg & 31)) & 15u, m);
             }
         }
         ts = tv;
@@ -1613,17 +1614,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             for (int u = 0; u < 4; u++) {
                 const int32_t tg = t + u * step1;
                 if (tg >= tv1) continue;
-                const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
-                if (nib == 0) {
-                    um = fmaxf(um, fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])));
-                } else {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        float x = ms__sanitize(v[u][k]);
-                        if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
-                        um = fmaxf(um, x);
-                    }
-                }
+                um = ms_cu_group_max(c, v[u], (words[u] >> (tg & 31)) & 15u, um);
             }
             if (it < umax_it) umax[it * (int32_t)blockDim.x + (int32_t)threadIdx.x] = um;
             rm = fmaxf(rm, um);
