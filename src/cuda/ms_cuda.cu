@@ -67,6 +67,14 @@
 #if !defined(MS_CU_NO_K4_WARM) && !defined(MS_CU_K4_WARM)
 #  define MS_CU_K4_WARM
 #endif
+/* Round 16C (off by default; docs/cuda.md): -DMS_CU_K2_WARM, K2's lite code run once over a fixed fake chunk before
+ * its PDL wait in steps of at most MS_CU_K2_WARM_Q K1..K3 blocks a multiprocessor (ms_cu_k2, ms_cu_launch). */
+#if defined(MS_CU_K2_WARM) && !defined(MS_CU_K2_TAIL)
+#  error "MS_CU_K2_WARM needs MS_CU_K2_TAIL"
+#endif
+#ifndef MS_CU_K2_WARM_Q
+#  define MS_CU_K2_WARM_Q 2
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -727,6 +735,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_WARM
     int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
+#ifdef MS_CU_K2_WARM
+    int32_t k2warm;                 /* round 16C: K2's warm-up pass in this step (ms_cu_launch) */
+#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -1177,17 +1188,35 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
+#ifdef MS_CU_K2_WARM
+/* Round 16C: the fake chunk of K2's warm-up pass: MS_CU_K2W_N zeros (0.0 in every dtype), read only. With the
+ * fake max 0.0 every one of them passes the cheap test and min-p (w = 1), so the pass runs the scan, the stage,
+ * the drain and the tail's first part; it writes no global word (ms_cu_k2_lite's dry). */
+#define MS_CU_K2W_N 32
+__device__ __align__(16) float ms_cu_k2w_row[MS_CU_K2W_N] = {0.0f};
+#endif
 template <int NG, bool RG>
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
-                              uint32_t *sn, unsigned long long *wq) {
+                              uint32_t *sn, unsigned long long *wq
+#ifdef MS_CU_K2_WARM
+                              , bool dry
+#endif
+                              ) {
+#ifndef MS_CU_K2_WARM
+    constexpr bool dry = false;
+#endif
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
     if (threadIdx.x == 0) *sn = 0;
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+#ifdef MS_CU_K2_WARM /* round 16C: the dry pass scans the fake chunk [0, MS_CU_K2W_N) at c.row (ms_cu_k2) */
+    const int32_t t0 = dry ? 0 : g * chunk, t1 = dry ? MS_CU_K2W_N : min(a.V, t0 + chunk);
+#else
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+#endif
     uint64_t mym = 0;
     /* The few tokens that pass the cheap test on x (about 1-2% of a flat row) need a division, exp and
      * staging: done inline, each one stalled its whole warp (K2 took twice K1's time); rounds 1-11 queued
@@ -1199,7 +1228,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * itself with the slow path inline (from L2): the same survivors and masses, only slower; out of the
      * scan's loop, which the stage's append alone keeps small. */
 #ifdef MS_CU_K2_TAIL /* round 16B: the tests' flag loaded here, used after the scan (no stall before it) */
-    const int cnt_all = ms_cu_count_all;
+    const int cnt_all = dry ? 0 : ms_cu_count_all;
 #else
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
@@ -1215,7 +1244,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             }
     });
     __syncthreads();
-    ms_cu_stamp(16);
+    if (!dry) ms_cu_stamp(16);
 #ifdef MS_CU_K2_TAIL
     if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
@@ -1225,7 +1254,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
             mym += ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf);
     } else {
-        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[1], 1ull);
+        if (threadIdx.x == 0 && !dry && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[1], 1ull);
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut) return;
             const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
@@ -1254,10 +1283,11 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (ns <= kk) {
         {
             const uint64_t inc = ms_cu_warp_incl_u64(mym);
-            if ((threadIdx.x & 31) == 31 && inc) atomicAdd(&st->m0, (unsigned long long)inc);
+            if ((threadIdx.x & 31) == 31 && inc && !dry) atomicAdd(&st->m0, (unsigned long long)inc);
         }
-        if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
+        if (threadIdx.x == 0) sbase = (ns && !dry) ? atomicAdd(&st->cand_n, ns) : 0;
         __syncthreads();
+        if (dry) return; /* round 16C: the warm-up pass lists nothing */
         const uint32_t base = sbase;
         unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
         uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
@@ -1271,6 +1301,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             }
         return;
     }
+    if (dry) return; /* round 16C: more than kk fake survivors (kk < MS_CU_K2W_N); the caller's barrier follows */
     {
         uint64_t m0;
         ms_cu_block_excl_u64(mym, &m0, sh);
@@ -1859,6 +1890,51 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         }
     }
 #endif
+#ifdef MS_CU_K2_WARM
+    /* Round 16C (-DMS_CU_K2_WARM, off): before the PDL wait, in steps where a.k2warm (ms_cu_launch), a block of a
+     * lite row runs the lite path (the one inlined copy of ms_cu_k2_lite: the loop below is not unrolled, so both
+     * passes run the same instructions) dry over the fake chunk ms_cu_k2w_row with the fake max 0.0, so that its
+     * code is in the multiprocessor's caches when K1's max arrives. The dry pass writes no global word (no
+     * atomics, candidates, counters or stamps); the real pass rewrites every shared word it reads (rn, sn, the
+     * stage and sbuf up to their counts, sbase) and ms_cu_set_max rewrites the row fields ms_cu_set_m set here
+     * (m, inf_row, minp_cut, xcut); c.row is restored. Exact: the real pass is the default's code on the same
+     * data; rows that are not lite take the default's path after the loop. */
+    ms_cu_rowstat *st = &a.stats[r];
+    ms_cu_filt f;
+    const void *row0 = c.row;
+    uint32_t kw = 0; /* the lite path's k' (ms_cu_lite_k) */
+    int pass = 1;
+    if (!RG && a.k2warm) {
+        kw = (uint32_t)ms_cu_lite_k(c, ms_cu_filters(c));
+        if (kw > 0) { /* the same verdict in every thread */
+            pass = 0;
+            c.row = ms_cu_k2w_row;
+            ms_cu_set_m(c, 0x80000000u); /* the key of 0.0 */
+        }
+    }
+#pragma unroll 1
+    for (; pass < 2; pass++) {
+        const bool dry = pass == 0;
+        if (!dry) {
+            if (c.row != row0) { /* after a dry pass */
+                c.row = row0;
+                __syncthreads(); /* the dry pass's last reads of the shared words before the real pass resets them */
+            }
+            ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
+            ms_cu_stamp(3);
+            if (!ms_cu_set_max(c, st)) return;
+            f = ms_cu_filters(c);
+            if (!f.k2run) return;
+            kw = (uint32_t)ms_cu_lite_k(c, f);
+            if (kw == 0) break;
+        }
+        ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, kw, sbuf, scnt, sh, &sn, smass, dry);
+        if (!dry) {
+            ms_cu_stamp(4);
+            return;
+        }
+    }
+#else
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
@@ -1873,6 +1949,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_stamp(4);
         return;
     }
+#endif
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
      * shared atomicAdd is a compare-and-swap loop, and on a flat row most lanes of a warp hit the same
      * few buckets. A chunk has at most 32768 tokens (2^15), so each part's sum fits 32 bits. The high
@@ -4252,6 +4329,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#endif
+#ifdef MS_CU_K2_WARM /* round 16C: K2's warm-up pass where its blocks wait long for K1 (few blocks a multiprocessor) */
+    a.k2warm = (int64_t)blocks <= (int64_t)MS_CU_K2_WARM_Q * (int64_t)st->sm_count && V >= 64;
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
