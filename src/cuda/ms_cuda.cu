@@ -67,16 +67,6 @@
 #if !defined(MS_CU_NO_K4_WARM) && !defined(MS_CU_K4_WARM)
 #  define MS_CU_K4_WARM
 #endif
-/* Round 16C (off by default; docs/cuda.md): -DMS_CU_K2_WARM, K2's lite code run once over a fixed fake chunk before
- * its PDL wait in steps of at most MS_CU_K2_WARM_Q K1..K3 blocks a multiprocessor (ms_cu_k2, ms_cu_launch). Exact
- * and validated (all CUDA tests, memcheck, racecheck) but slower: full setting B=1 +2.9 / +3.4 us (the cold dry pass
- * outlasts K2's wait for K1), B=2 +0.5 / +0.7. */
-#if defined(MS_CU_K2_WARM) && !defined(MS_CU_K2_TAIL)
-#  error "MS_CU_K2_WARM needs MS_CU_K2_TAIL"
-#endif
-#ifndef MS_CU_K2_WARM_Q
-#  define MS_CU_K2_WARM_Q 2
-#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -737,9 +727,6 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_WARM
     int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
-#ifdef MS_CU_K2_WARM
-    int32_t k2warm;                 /* round 16C: K2's warm-up pass in this step (ms_cu_launch) */
-#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -778,7 +765,7 @@ __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long l
     return v;
 }
 
-/* m raised by a group of 4 tokens whose seen-set bits are nib (ms_cu_chunk_max, round 16A's two-pass K2). */
+/* m raised by a group of 4 tokens whose seen-set bits are nib (ms_cu_chunk_max). */
 __device__ __forceinline__ float ms_cu_group_max(const ms_cu_row &c, const float (&v)[4], uint32_t nib, float m) {
     if (nib == 0) return fmaxf(m, fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])));
 #pragma unroll
@@ -1190,35 +1177,17 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-#ifdef MS_CU_K2_WARM
-/* Round 16C: the fake chunk of K2's warm-up pass: MS_CU_K2W_N zeros (0.0 in every dtype), read only. With the
- * fake max 0.0 every one of them passes the cheap test and min-p (w = 1), so the pass runs the scan, the stage,
- * the drain and the tail's first part; it writes no global word (ms_cu_k2_lite's dry). */
-#define MS_CU_K2W_N 32
-__device__ __align__(16) float ms_cu_k2w_row[MS_CU_K2W_N] = {0.0f};
-#endif
 template <int NG, bool RG>
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
-                              uint32_t *sn, unsigned long long *wq
-#ifdef MS_CU_K2_WARM
-                              , bool dry
-#endif
-                              ) {
-#ifndef MS_CU_K2_WARM
-    constexpr bool dry = false;
-#endif
+                              uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
     if (threadIdx.x == 0) *sn = 0;
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
-#ifdef MS_CU_K2_WARM /* round 16C: the dry pass scans the fake chunk [0, MS_CU_K2W_N) at c.row (ms_cu_k2) */
-    const int32_t t0 = dry ? 0 : g * chunk, t1 = dry ? MS_CU_K2W_N : min(a.V, t0 + chunk);
-#else
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-#endif
     uint64_t mym = 0;
     /* The few tokens that pass the cheap test on x (about 1-2% of a flat row) need a division, exp and
      * staging: done inline, each one stalled its whole warp (K2 took twice K1's time); rounds 1-11 queued
@@ -1230,7 +1199,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * itself with the slow path inline (from L2): the same survivors and masses, only slower; out of the
      * scan's loop, which the stage's append alone keeps small. */
 #ifdef MS_CU_K2_TAIL /* round 16B: the tests' flag loaded here, used after the scan (no stall before it) */
-    const int cnt_all = dry ? 0 : ms_cu_count_all;
+    const int cnt_all = ms_cu_count_all;
 #else
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
@@ -1246,7 +1215,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             }
     });
     __syncthreads();
-    if (!dry) ms_cu_stamp(16);
+    ms_cu_stamp(16);
 #ifdef MS_CU_K2_TAIL
     if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
@@ -1256,7 +1225,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
             mym += ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf);
     } else {
-        if (threadIdx.x == 0 && !dry && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[1], 1ull);
+        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k2_rows[1], 1ull);
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut) return;
             const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
@@ -1285,11 +1254,10 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (ns <= kk) {
         {
             const uint64_t inc = ms_cu_warp_incl_u64(mym);
-            if ((threadIdx.x & 31) == 31 && inc && !dry) atomicAdd(&st->m0, (unsigned long long)inc);
+            if ((threadIdx.x & 31) == 31 && inc) atomicAdd(&st->m0, (unsigned long long)inc);
         }
-        if (threadIdx.x == 0) sbase = (ns && !dry) ? atomicAdd(&st->cand_n, ns) : 0;
+        if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
         __syncthreads();
-        if (dry) return; /* round 16C: the warm-up pass lists nothing */
         const uint32_t base = sbase;
         unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
         uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
@@ -1303,7 +1271,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             }
         return;
     }
-    if (dry) return; /* round 16C: more than kk fake survivors (kk < MS_CU_K2W_N); the caller's barrier follows */
     {
         uint64_t m0;
         ms_cu_block_excl_u64(mym, &m0, sh);
@@ -1614,123 +1581,12 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                 i++;
             }
     };
-#ifdef MS_CU_OR_2P
-    /* Round 16A (-DMS_CU_OR_2P): two passes over the chunk inside the block, no grid-wide wait between them. Pass
-     * one (from DRAM, K1's loop: ms_cu_chunk_max, 4 groups in flight) gives each thread the max rm of its own tokens;
-     * the block's max is the chunk's max cm_x. Each thread's rm (the penalised x of one of its tokens, so distinct
-     * tokens of the chunk; none counted for a thread with no finite or +inf token) is counted in round 14's bins of
-     * x (reference cm_x), and one warp finds the top-k' cut from them (ms_cu_or_tkcut: at least k' counted tokens
-     * lie strictly above, in y, every token below the cut: round 14's argument, the counted tokens being thread
-     * maxima instead of staged tokens). Pass two (from L2: the block read these bytes just before) is the lite
-     * scan with the fixed cut max(min-p's from cm, that cut): a flat chunk stages ~k' tokens instead of C's 1-5 %,
-     * with no per-step atomics, barriers or bin counts. */
-#ifdef MS_CU_OR_UMAX
-    /* -DMS_CU_OR_UMAX (with MS_CU_OR_2P): pass one also keeps each thread's max over each iteration's 4 groups
-     * (16 tokens) in sbuf (free until the drain; no ring in this pass two), and pass two reloads only the units
-     * whose max is not below its cut: a unit with a token x >= cut has its max >= x (the max is over the same
-     * penalised x the test reads; NaN is never staged by a skipped unit's test either: NaN >= cut is false and a
-     * sanitised NaN is -inf, below every finite cut, and with cut = -inf no unit is skipped). */
-    float *umax = (float *)sbuf;
-    const int32_t umax_it = (int32_t)(2 * MS_CU_STAGE_SH / blockDim.x); /* iterations it holds (8: 32768 tokens) */
-    const size_t es1 = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec1 = (((uintptr_t)c.row + (size_t)t0 * es1) & (4 * es1 - 1)) == 0 && (t0 & 3) == 0;
-    const int32_t step1 = (int32_t)blockDim.x * 4, tv1 = vec1 ? t0 + ((t1 - t0) & ~3) : t0;
-    float rm = ms__neg_inf();
-    {
-        int32_t it = 0;
-        for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv1; t += 4 * step1, it++) {
-            float v[4][4];
-            uint32_t words[4];
-            ms_cu_load_groups<4>(c, t, step1, tv1, v, words);
-            float um = ms__neg_inf();
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const int32_t tg = t + u * step1;
-                if (tg >= tv1) continue;
-                um = ms_cu_group_max(c, v[u], (words[u] >> (tg & 31)) & 15u, um);
-            }
-            if (it < umax_it) umax[it * (int32_t)blockDim.x + (int32_t)threadIdx.x] = um;
-            rm = fmaxf(rm, um);
-        }
-        for (int32_t t = tv1 + (int32_t)threadIdx.x; t < t1; t += blockDim.x) rm = fmaxf(rm, ms_cu_x(c, t));
-    }
-#else
-    const float rm = ms_cu_chunk_max(c, t0, t1);
-#endif
-#else
     const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
-#endif
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
     }
     __syncthreads();
-#ifdef MS_CU_OR_2P
-    ms_cu_stamp(3); /* round 16A: pass one done (the one-read path has no wait before its scan) */
-    {
-        const float T = c.sl.temperature;
-        const float ry = ms_cu_unkey(smax); /* block-uniform: no thread writes smax after the barrier */
-        const float osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
-        const bool tk = kk > 0 && isfinite(ry) && isfinite(osc) && osc > 0.0f; /* as ms_cu_k2_scan1 */
-        if (tk) {
-            if (rm > ms__neg_inf()) atomicAdd(&oh[ms_cu_obin(ry, osc, rm)], 1u);
-            __syncthreads();
-            if (threadIdx.x < 32) {
-                const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, 0u, (int)threadIdx.x);
-                if (threadIdx.x == 0) stk = nk;
-            }
-            __syncthreads();
-        }
-        const uint32_t cxk = smax;
-        if (cxk > MS_CU_KEY_NEGINF && ms_cu_key(ms_cu_unkey(cxk) / T) > MS_CU_KEY_NEGINF) {
-            /* pass two's cut: min-p's from cm (ms_cu_set_m's, as the drain's m below) and the top-k' cut */
-            ms_cu_set_m(c, ms_cu_key(ms_cu_unkey(cxk) / T));
-            const float xc1 = c.xcut;
-            if (stk) c.xcut = fmaxf(c.xcut, ms_cu_unkey(stk));
-#ifdef MS_CU_OR_UMAX
-            { /* pass two over the units pass one kept (the same t sequence), the tail token by token */
-                const float cut = c.xcut;
-                int32_t it = 0;
-                for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv1; t += 4 * step1, it++) {
-                    if (it < umax_it && umax[it * (int32_t)blockDim.x + (int32_t)threadIdx.x] < cut) continue;
-                    float v[4][4];
-                    uint32_t words[4];
-                    ms_cu_load_groups<4>(c, t, step1, tv1, v, words);
-#pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const int32_t tg = t + u * step1;
-                        if (tg >= tv1) continue;
-                        const uint32_t nib = (words[u] >> (tg & 31)) & 15u;
-                        uint32_t pm = 0;
-#pragma unroll
-                        for (int k = 0; k < 4; k++) { /* as ms_cu_k2_scan (no window rows on this path) */
-                            float x = v[u][k];
-                            if (nib) {
-                                x = ms__sanitize(x);
-                                if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
-                                v[u][k] = x;
-                                pm |= (!(x < cut) ? 1u : 0u) << k;
-                            } else {
-                                pm |= (x >= cut ? 1u : 0u) << k;
-                            }
-                        }
-                        if (pm) stage(tg, v[u], pm);
-                    }
-                }
-                for (int32_t t = tv1 + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
-                    float x[4];
-                    x[0] = ms_cu_x(c, t);
-                    if (!(x[0] < cut)) stage(t, x, 1u);
-                }
-            }
-#else
-            ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
-#endif
-            c.xcut = xc1;
-        }
-        __syncthreads();
-    }
-#endif
     ms_cu_stamp(16);
     /* cm = fl(cm_x / T), K1's key of it for the row's maxkey. No finite y in the chunk (all -inf, or x / T
      * rounds to -inf): none of its tokens is in S0 (w = 0 when m > -inf; the row is empty when m = -inf),
@@ -1892,51 +1748,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         }
     }
 #endif
-#ifdef MS_CU_K2_WARM
-    /* Round 16C (-DMS_CU_K2_WARM, off): before the PDL wait, in steps where a.k2warm (ms_cu_launch), a block of a
-     * lite row runs the lite path (the one inlined copy of ms_cu_k2_lite: the loop below is not unrolled, so both
-     * passes run the same instructions) dry over the fake chunk ms_cu_k2w_row with the fake max 0.0, so that its
-     * code is in the multiprocessor's caches when K1's max arrives. The dry pass writes no global word (no
-     * atomics, candidates, counters or stamps); the real pass rewrites every shared word it reads (rn, sn, the
-     * stage and sbuf up to their counts, sbase) and ms_cu_set_max rewrites the row fields ms_cu_set_m set here
-     * (m, inf_row, minp_cut, xcut); c.row is restored. Exact: the real pass is the default's code on the same
-     * data; rows that are not lite take the default's path after the loop. */
-    ms_cu_rowstat *st = &a.stats[r];
-    ms_cu_filt f;
-    const void *row0 = c.row;
-    uint32_t kw = 0; /* the lite path's k' (ms_cu_lite_k) */
-    int pass = 1;
-    if (!RG && a.k2warm) {
-        kw = (uint32_t)ms_cu_lite_k(c, ms_cu_filters(c));
-        if (kw > 0) { /* the same verdict in every thread */
-            pass = 0;
-            c.row = ms_cu_k2w_row;
-            ms_cu_set_m(c, 0x80000000u); /* the key of 0.0 */
-        }
-    }
-#pragma unroll 1
-    for (; pass < 2; pass++) {
-        const bool dry = pass == 0;
-        if (!dry) {
-            if (c.row != row0) { /* after a dry pass */
-                c.row = row0;
-                __syncthreads(); /* the dry pass's last reads of the shared words before the real pass resets them */
-            }
-            ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
-            ms_cu_stamp(3);
-            if (!ms_cu_set_max(c, st)) return;
-            f = ms_cu_filters(c);
-            if (!f.k2run) return;
-            kw = (uint32_t)ms_cu_lite_k(c, f);
-            if (kw == 0) break;
-        }
-        ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, kw, sbuf, scnt, sh, &sn, smass, dry);
-        if (!dry) {
-            ms_cu_stamp(4);
-            return;
-        }
-    }
-#else
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
@@ -1951,7 +1762,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_stamp(4);
         return;
     }
-#endif
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
      * shared atomicAdd is a compare-and-swap loop, and on a flat row most lanes of a warp hit the same
      * few buckets. A chunk has at most 32768 tokens (2^15), so each part's sum fits 32 bits. The high
@@ -4331,9 +4141,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
-#endif
-#ifdef MS_CU_K2_WARM /* round 16C: K2's warm-up pass where its blocks wait long for K1 (few blocks a multiprocessor) */
-    a.k2warm = (int64_t)blocks <= (int64_t)MS_CU_K2_WARM_Q * (int64_t)st->sm_count && V >= 64;
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
