@@ -155,7 +155,7 @@ static double bc_anchor(int peaked, int32_t B, int32_t V) {
  * with -DMS_CU_STAMPS and MS_BENCH_STAMPS set, one replay of the step's graph at a time (after the
  * device is idle), 9 times: each event's earliest and latest %globaltimer over the blocks, in us after
  * the first K1 block started, the median of the 9. Events as in src/cuda/ms_cuda.cu (ms_cu_stamp). */
-int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]);
+int ms__cuda_stamps(int op, unsigned long long lo[19], unsigned long long hi[19]);
 /* Round 16B: --chain prints, after each configuration's line, what graphs of 1..5 near-empty kernels launched as
  * the step's K0..K4 (same grids, PDL) cost a replay (ms__cuda_chain), and the five without PDL;
  * MS_BENCH_MINCHUNK=c sets K1..K3's smallest chunk (ms__cuda_minchunk) before every configuration. */
@@ -163,16 +163,16 @@ int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us);
 int32_t ms__cuda_minchunk(int32_t c);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
-    float us[6] = {0};
+    float us[6] = {0}, nok0 = 0;
     int G = 0;
     for (int k = 1; k <= 5; k++) G = ms__cuda_chain(B, V, k, 1, &us[k]);
-    if (ms__cuda_chain(B, V, 5, 0, &us[0]) < 0 || G < 0) {
+    if (ms__cuda_chain(B, V, 5, 0, &us[0]) < 0 || G < 0 || ms__cuda_chain(B, V, 5, 2, &nok0) < 0) {
         printf("chain B=%d V=%d: CUDA error\n", B, V);
         return;
     }
     printf("chain B=%d V=%d G=%d (us a graph replay; empty kernels launched as K0..K4): 1 %.2f  2 %.2f  3 %.2f  "
-           "4 %.2f  5 %.2f  (5 without PDL %.2f); the step %.2f\n",
-           B, V, G, us[1], us[2], us[3], us[4], us[5], us[0], step_us);
+           "4 %.2f  5 %.2f  (5 without PDL %.2f; K1..K4 without K0, K1 plain %.2f); the step %.2f\n",
+           B, V, G, us[1], us[2], us[3], us[4], us[5], us[0], nok0, step_us);
     fflush(stdout);
 }
 static int bc_cmp_d(const void *a, const void *b) {
@@ -180,12 +180,12 @@ static int bc_cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
-    static const char *name[17] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
+    static const char *name[19] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
                                    "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn", "K4w rank", "K4w filt",
-                                   "K4w idord", "K2 scan"};
-    enum { R = 9, E = 17 };
+                                   "K4w idord", "K2 scan", "K4 exit", "K0 in"};
+    enum { R = 9, E = 19 };
     double lo[E][R], hi[E][R];
-    unsigned long long l[17], h[17];
+    unsigned long long l[19], h[19];
     for (int k = 0; k < R; k++) {
         if (ms__cuda_stamps(1, l, h) != 1) {
             printf("stamps: not built (configure with CMAKE_CUDA_FLAGS=-DMS_CU_STAMPS)\n");
@@ -196,8 +196,8 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
             return;
         }
         for (int e = 0; e < E; e++) {
-            lo[e][k] = l[e] == ~0ull ? -1.0 : (double)(l[e] - l[0]) / 1e3;
-            hi[e][k] = l[e] == ~0ull ? -1.0 : (double)(h[e] - l[0]) / 1e3;
+            lo[e][k] = l[e] == ~0ull ? -1e9 : (double)(long long)(l[e] - l[0]) / 1e3; /* K0 in: before K1 */
+            hi[e][k] = l[e] == ~0ull ? -1e9 : (double)(long long)(h[e] - l[0]) / 1e3;
         }
     }
     printf("stamps %s %s B=%d V=%d (us after the first K1 block; earliest / latest block; median of %d single steps):\n",
@@ -205,7 +205,7 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
     for (int e = 0; e < E; e++) {
         qsort(lo[e], R, sizeof(double), bc_cmp_d);
         qsort(hi[e], R, sizeof(double), bc_cmp_d);
-        if (lo[e][R / 2] < 0) printf("  %-9s -\n", name[e]);
+        if (lo[e][R / 2] < -1e8) printf("  %-9s -\n", name[e]);
         else printf("  %-9s %7.2f %7.2f\n", name[e], lo[e][R / 2], hi[e][R / 2]);
     }
     fflush(stdout);
@@ -274,6 +274,10 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     BCU(cudaMalloc((void **)&d_k, (size_t)B * 4));
     BCU(cudaMalloc((void **)&d_tok, (size_t)B * 4));
     BCU(cudaMalloc(&ws, wsb));
+    /* Round 17C: MS_BENCH_OWNWS=1 samples with the resource's own workspace (workspace NULL), where a
+     * -DMS_CU_NO_K0 build runs no K0; else the caller's, as before */
+    void *ws_use = getenv("MS_BENCH_OWNWS") ? NULL : ws;
+    const size_t wsb_use = ws_use ? wsb : 0;
     BCU(cudaMemcpy(dx, hin, set_bytes, cudaMemcpyHostToDevice));
     for (size_t i = 1; i < nsets; i++) BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
     BCU(cudaMemcpy(d_slot, slots, (size_t)B * 4, cudaMemcpyHostToDevice));
@@ -288,7 +292,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
         ms_cuda_rows rows = {B, d_slot, d_k, (const char *)dx + i * set_bytes, dt, V, 0, true, true, d_tok, NULL};
         cudaGraph_t g;
         BCU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-        int rc = ms_cuda_sample_rows(res, &rows, ws, wsb);
+        int rc = ms_cuda_sample_rows(res, &rows, ws_use, wsb_use);
         BCU(cudaStreamEndCapture(st, &g));
         if (rc != MS_OK) {
             fprintf(stderr, "bench: %s\n", ms_resource_last_error(res));
@@ -319,7 +323,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     int checked = 0, agree = 0;
     if (!o->no_baseline) {
         ms_cuda_rows rows = {B, d_slot, d_k, dx, dt, V, 0, true, true, d_tok, NULL};
-        BCU(ms_cuda_sample_rows(res, &rows, ws, wsb) == MS_OK ? cudaSuccess : cudaErrorUnknown);
+        BCU(ms_cuda_sample_rows(res, &rows, ws_use, wsb_use) == MS_OK ? cudaSuccess : cudaErrorUnknown);
         BCU(cudaStreamSynchronize(st));
         BCU(cudaMemcpy(tok_g, d_tok, (size_t)B * 4, cudaMemcpyDeviceToHost));
         int32_t nb = setting == MS_BENCH_FULL ? B : (B < 16 ? B : 16);

@@ -136,6 +136,9 @@ typedef struct ms_cu_state {
     int32_t *d_stage;
     void *d_ws;
     size_t ws_bytes;
+#ifdef MS_CU_NO_K0
+    bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
+#endif
     uint8_t *h_kept;    /* host staging of commit flags (max_rows) */
     int32_t *h_stage;   /* pageable host copy of plan / accept tokens (MS_CU_STAGE): see ms_cu_stage_tokens */
 } ms_cu_state;
@@ -170,8 +173,8 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * or the block finish done; inside the one-warp finish (ms_cu_k4_warp2): 13 the counts and masses above,
  * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test); round 15A: 16 K2's scan
  * done (lite and one-read rows: after the barrier that follows ms_cu_k2_scan / ms_cu_k2_scan1, before the
- * drain and the list). */
-#define MS_CU_NSTAMP 17
+ * drain and the list); round 17C: 17 K4's exit (-DMS_CU_NO_K0 builds: after the stats' zeroing), 18 K0 entry. */
+#define MS_CU_NSTAMP 19
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
 __device__ int ms_cu_st_on;
@@ -727,6 +730,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_WARM
     int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
+#ifdef MS_CU_NO_K0
+    int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
+#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -813,6 +819,7 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
  * before it waits for K0, just ahead of its atomics. The stats are n rows of 8-byte words (the workspace is
  * 256-byte aligned); one block. */
 __global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n) {
+    ms_cu_stamp(18);
     ms_cu_pdl_go();
     unsigned long long *w = (unsigned long long *)stats;
     const size_t nw = (size_t)n * sizeof(ms_cu_rowstat) / sizeof(unsigned long long);
@@ -3499,8 +3506,30 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
 #  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
 #endif
+#ifdef MS_CU_NO_K0
+/* Round 17C (-DMS_CU_NO_K0): with the resource's own workspace (a.k4zero) no K0 runs; instead K4, the stats' last
+ * reader, leaves its row's stats zero for the next step. The row's work is ms_cu_k4_row (the kernel's body before
+ * this round, unchanged); every path returns from it, then the block waits for K1..K3 (a second wait costs nothing:
+ * the rows that returned before their wait, unused slots, need it here, for K1..K3 may still touch the row's stats),
+ * a barrier orders every thread's reads of the stats before thread t < 8 zeroes the row's word t. Nothing after K4
+ * in a step reads the stats, and the next step's K1 is a plain launch: it starts after this grid completed. */
+template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a);
+template <bool OR>
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
+    ms_cu_k4_row<OR>(a);
+    if (a.k4zero) {
+        static_assert(sizeof(ms_cu_rowstat) % 8 == 0 && sizeof(ms_cu_rowstat) / 8 <= MS_CU_T4, "K4 zeroes a row's stats");
+        ms_cu_pdl_wait();
+        __syncthreads();
+        if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[blockIdx.x])[threadIdx.x] = 0;
+    }
+    ms_cu_stamp(17);
+}
+template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a) {
+#else
 template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
+#endif
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
     const int32_t r = blockIdx.x;
@@ -3857,6 +3886,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     MS_CU_ALLOC(st->d_stage, (size_t)MS_CU_STAGE * sizeof(int32_t));
     st->ws_bytes = ms_cu_ws_size(st, rows);
     MS_CU_ALLOC(st->d_ws, st->ws_bytes);
+#ifdef MS_CU_NO_K0 /* round 17C: the stats of all max_rows rows start zero; every step's K4 leaves its rows' zero */
+    e = cudaMemset(st->d_ws, 0, ms_cu_align((size_t)rows * sizeof(ms_cu_rowstat)));
+    if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
+#endif
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
@@ -4081,6 +4114,23 @@ static int32_t ms_cu_grid(int sm_count, int32_t n, int32_t V) {
     return G;
 }
 
+/* A launch configuration on stream s, with programmatic dependent launch's attribute (its storage *at) when pdl:
+ * the one setup of ms_cu_launch's K1..K4 and ms__cuda_chain's kernels. */
+static cudaLaunchConfig_t ms_cu_cfg(cudaStream_t s, cudaLaunchAttribute *at, bool pdl, unsigned grid, unsigned block,
+                                    size_t smem) {
+    at->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at->val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = pdl ? 1 : 0;
+    return cfg;
+}
+
 /* Enqueues the whole pipeline (K0, then K1 to K4). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
@@ -4111,7 +4161,17 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.pend = pend;
     char *p = (char *)ws;
     a.stats = (ms_cu_rowstat *)p;
-    p += ms_cu_align((size_t)n * sizeof(ms_cu_rowstat));
+#ifdef MS_CU_NO_K0
+    /* Round 17C: the resource's own workspace keeps the stats of all max_rows rows zero between steps (K4 zeroes its
+     * rows'; those past a step's n are never written), so they sit at a fixed place, max_rows rows long; the rest
+     * follows (n <= max_rows, so it fits ms_cu_ws_size(max_rows)). A caller's workspace: K0, as before. */
+    const bool own = ws == st->d_ws;
+    const size_t stat_bytes = (size_t)(own ? res->params.max_rows : n) * sizeof(ms_cu_rowstat);
+    a.k4zero = own;
+#else
+    const size_t stat_bytes = (size_t)n * sizeof(ms_cu_rowstat);
+#endif
+    p += ms_cu_align(stat_bytes);
     a.hcnt = (uint32_t *)p;
     p += ms_cu_align((size_t)n * MS_CU_HB * sizeof(uint32_t));
     a.hmass = (unsigned long long *)p;
@@ -4160,19 +4220,28 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     }
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
-    ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
+    bool k0 = true;
+#ifdef MS_CU_NO_K0
+    if (own) { /* round 17C: no K0; K1 plain, so it starts after the previous step's K4 completed */
+        k0 = false;
+        if (st->ws_dirty) { /* a step failed half-way: zero every row's stats first (a memset node in a capture) */
+            cudaError_t e = cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
+            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the stats");
+            cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+            e = cudaStreamIsCapturing(st->stream, &cs);
+            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: capture status");
+            if (cs == cudaStreamCaptureStatusNone) st->ws_dirty = false; /* captured: only once a plain call ran it */
+        }
+    }
+#endif
+    if (k0) ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
+    cudaError_t e = cudaSuccess;
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
         cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        at[0].val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDim = dim3(blocks);
-        cfg.blockDim = dim3(MS_CU_T123);
-        cfg.stream = st->stream;
-        cfg.attrs = at;
+        /* K1 after K0 with PDL: its pass overlaps K0; it waits for K0 before its atomics. Without K0, plain. */
+        cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
+        e = cudaLaunchKernelEx(&cfg, k1, a);
         cfg.numAttrs = 1;
-        cudaError_t e = cudaLaunchKernelEx(&cfg, k1, a); /* its pass overlaps K0; it waits for K0 before its atomics */
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
 #ifdef MS_CU_K3_KERNEL
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
@@ -4181,7 +4250,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.blockDim = dim3(MS_CU_T4);
         cfg.dynamicSmemBytes = MS_CU_K4_DYN;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k4, a);
-        if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
     } else {
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
@@ -4190,8 +4258,19 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
         k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
     }
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return ms_cu_err(res, e, "sample: launch");
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+#ifdef MS_CU_NO_K0
+        /* round 17C: kernels before the failed one may have run: the next call zeroes the stats first. A graph
+         * captured before, replayed later without a call in between, would find them dirty: best effort, zero
+         * them now behind whatever was enqueued (fails harmlessly where the stream's capture was invalidated) */
+        if (own) {
+            st->ws_dirty = true;
+            (void)cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
+        }
+#endif
+        return ms_cu_err(res, e, "sample: launch");
+    }
     return MS_OK;
 }
 
@@ -4271,9 +4350,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[19], unsigned long long hi[19]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 17, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 19, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
@@ -4302,7 +4381,8 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long 
  * attribute (unless pdl == 0), each running griddepcontrol.launch_dependents then griddepcontrol.wait, and
  * block 0's thread 0 writing one word. nk = 1: K0 alone; 2: K0 + K4; 3: + K1; 4: + K2; 5: + K3 (the step's
  * five). Captured in a graph, replayed 20 times to warm, then 200 times with an event after each; the median
- * interval in us. Allocates, synchronizes: never during sampling. */
+ * interval in us. Allocates, synchronizes: never during sampling. Round 17C: pdl 2 leaves K0 out and launches the
+ * first of the others plainly (-DMS_CU_NO_K0's chain with the resource's own workspace: nk 5 is K1..K4). */
 __global__ void __launch_bounds__(256) ms_cu_chain_k0(unsigned long long *w) {
     ms_cu_pdl_go();
     if (threadIdx.x == 0) w[0] = 0;
@@ -4325,7 +4405,7 @@ static int ms_cu_chain_cmp(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 extern "C" int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us) {
-    if (n < 1 || V < 1 || nk < 1 || nk > 5 || !us) return MS_EINVAL;
+    if (n < 1 || V < 1 || nk < 1 || nk > 5 || pdl < 0 || pdl > 2 || (pdl == 2 && nk < 2) || !us) return MS_EINVAL;
     int dev = 0, sm = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
         return MS_ECUDA;
@@ -4342,18 +4422,14 @@ extern "C" int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us) 
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
     if (e == cudaSuccess) {
-        ms_cu_chain_k0<<<1, 256, 0, s>>>(w);
+        if (pdl != 2) ms_cu_chain_k0<<<1, 256, 0, s>>>(w);
         cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        at[0].val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.stream = s;
-        cfg.attrs = at;
-        cfg.numAttrs = pdl ? 1 : 0;
-        cfg.gridDim = dim3((unsigned)(n * G));
-        cfg.blockDim = dim3(MS_CU_T123);
-        for (int i = 1; i < nk - 1 && e == cudaSuccess; i++) e = cudaLaunchKernelEx(&cfg, ms_cu_chain_k, w, i);
+        cudaLaunchConfig_t cfg = ms_cu_cfg(s, at, pdl == 1, (unsigned)(n * G), MS_CU_T123, 0);
+        for (int i = 1; i < nk - 1 && e == cudaSuccess; i++) {
+            cfg.numAttrs = pdl == 1 || (pdl == 2 && i > 1) ? 1 : 0; /* pdl 2: the first (K1) plain, without K0 */
+            e = cudaLaunchKernelEx(&cfg, ms_cu_chain_k, w, i);
+        }
+        if (pdl == 2) cfg.numAttrs = nk > 2 ? 1 : 0;
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
         cfg.dynamicSmemBytes = MS_CU_K4_DYN;

@@ -80,13 +80,14 @@ int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */
-int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]);
+int ms__cuda_stamps(int op, unsigned long long lo[19], unsigned long long hi[19]);
 
 /* Round 16B (diagnostics and tests): the smallest chunk of K1..K3 in tokens (8..32768; -1: the default,
  * MS_CU_MINCHUNK = 1024; anything else: unchanged); read at launch, on the host. Returns the value in force. */
 int32_t ms__cuda_minchunk(int32_t c);
 /* Round 16B (diagnostics): a graph of nk (1..5) near-empty kernels launched as a step's K0..K4 for n rows of
- * V tokens (the same grids; pdl 0: without the PDL attribute), replayed 200 times: the median us a replay in
+ * V tokens (the same grids; pdl 0: without the PDL attribute; round 17C, pdl 2: without K0, the first of the
+ * others launched plainly, the rest with PDL), replayed 200 times: the median us a replay in
  * *us. Returns the blocks a row (G), or MS_EINVAL / MS_ECUDA. Allocates and synchronizes. */
 int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us);
 

@@ -1543,6 +1543,137 @@ TEST(cuda_graph_replay_equals_eager) {
     free(h_x);
 }
 
+/* Round 17C: steps of different n back to back (4, 1, 4, 64, 2, twice) on one resource of max_rows 64, in four
+ * ways: eager and replayed graphs (one captured per n), each with the resource's own workspace and with a caller's.
+ * With -DMS_CU_NO_K0 the own workspace's row stats are zeroed once, at create, and each step's K4 leaves its rows'
+ * zero for the next (no K0): a row left dirty would carry a max, K2's ticket or a candidate count into the next step
+ * that uses it. Rows of mixed settings (lite, greedy, unfiltered, top-p, unused slots), every used row against the
+ * CPU reference, unused rows -1; eager own-workspace steps alternate ms_cuda_sample_rows and ms_sample. */
+TEST(cuda_stats_between_steps) {
+    need_device("cuda_stats_between_steps");
+    enum { MAXB = 64, NREQ = 64, NS = 5 };
+    static const int32_t ns[NS] = {4, 1, 4, 64, 2};
+    const int32_t V = 32000, ROUNDS = quick() ? 1 : 2;
+    ms_spec spec = ms_spec_default();
+    spec.vocab_size = V;
+    spec.enable_min_p = true;
+    spec.max_repetition_window = 8;
+    spec.enable_top_p_first = true;
+    ms_resource_params p = ms_resource_params_default();
+    p.capacity = NREQ;
+    p.max_rows = MAXB;
+    p.n_threads = 1;
+    ms_resource *gpu = NULL, *ref = NULL;
+    p.backend = MS_BACKEND_CUDA;
+    REQUIRE(ms_resource_create(&gpu, &spec, &p) == MS_OK);
+    p.backend = MS_BACKEND_CPU_REF;
+    REQUIRE(ms_resource_create(&ref, &spec, &p) == MS_OK);
+    ms_trng g = {0x17c};
+    for (int64_t i = 0; i < NREQ; i++) {
+        ms_req_config cfg = i % 3 == 0 ? gen_cfg_lite(&g) : gen_cfg(&g, V, 8, false);
+        CHECK_EQ_I64(ms_ingest(gpu, i, &cfg), MS_OK);
+        CHECK_EQ_I64(ms_ingest(ref, i, &cfg), MS_OK);
+    }
+    cudaStream_t stream;
+    CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK_EQ_I64(ms_cuda_set_stream(gpu, stream), MS_OK);
+    float *d_x = NULL, *h_x = malloc((size_t)MAXB * V * 4), *xs = malloc((size_t)MAXB * V * 4);
+    int32_t *d_slot, *d_k, *d_tok;
+    void *ws;
+    size_t wsb = 0;
+    REQUIRE(h_x && xs);
+    CHECK_EQ_I64(ms_cuda_workspace_size(gpu, MAXB, &wsb), MS_OK);
+    CU(cudaMalloc((void **)&d_x, (size_t)MAXB * V * 4));
+    CU(cudaMalloc((void **)&d_slot, MAXB * 4));
+    CU(cudaMalloc((void **)&d_k, MAXB * 4));
+    CU(cudaMalloc((void **)&d_tok, MAXB * 4));
+    CU(cudaMalloc(&ws, wsb));
+    CU(cudaMemset(d_slot, 0xff, MAXB * 4));
+    CU(cudaMemset(d_k, 0, MAXB * 4));
+    long compared = 0, empty = 0;
+    for (int mode = 0; mode < 4; mode++) { /* 0 eager own, 1 graphs own, 2 eager caller's, 3 graphs caller's */
+        const bool graph = mode & 1, own = mode < 2;
+        cudaGraphExec_t ex[NS];
+        if (graph)
+            for (int i = 0; i < NS; i++) {
+                ms_cuda_rows rows = {ns[i], d_slot, d_k, d_x, MS_DTYPE_F32, V, 0, true, true, d_tok, NULL};
+                cudaGraph_t gr;
+                CU(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+                int rc = ms_cuda_sample_rows(gpu, &rows, own ? NULL : ws, own ? 0 : wsb);
+                CU(cudaStreamEndCapture(stream, &gr));
+                REQUIRE(rc == MS_OK);
+                CU(cudaGraphInstantiate(&ex[i], gr, 0));
+                cudaGraphDestroy(gr);
+            }
+        for (int s = 0; s < ROUNDS * NS; s++) {
+            const int32_t n = ns[s % NS];
+            const bool via_sample = mode == 0 && (s & 1); /* ms_sample: the used rows only */
+            int32_t slot[MAXB], rk[MAXB], tg[MAXB], tc[MAXB], cnt[NREQ], map[MAXB], n_used = 0;
+            int64_t rids[MAXB];
+            memset(cnt, 0, sizeof cnt);
+            for (int32_t r = 0; r < n; r++) {
+                if (!via_sample && ms_trng_below(&g, 8) == 0) { /* an unused row */
+                    slot[r] = -1;
+                    rk[r] = 0;
+                    continue;
+                }
+                const int64_t rid = (int64_t)ms_trng_below(&g, NREQ);
+                rids[n_used] = rid;
+                slot[r] = ms_cuda_slot_of(gpu, rid);
+                REQUIRE(slot[r] >= 0);
+                rk[r] = cnt[rid]++;
+                map[n_used++] = r;
+            }
+            for (int32_t r = 0; r < n; r++) { /* each step's rows at another scale: stale maxima show */
+                gen_row(&g, h_x + (size_t)r * V, V, V);
+                const float sc = (float)(0.25 + (double)((s + r) % 4));
+                for (int32_t t = 0; t < V; t++) h_x[(size_t)r * V + t] *= sc;
+            }
+            for (int32_t i = 0; i < n_used; i++) memcpy(xs + (size_t)i * V, h_x + (size_t)map[i] * V, (size_t)V * 4);
+            if (via_sample) {
+                CU(cudaMemcpy(d_x, xs, (size_t)(n_used ? n_used : 1) * V * 4, cudaMemcpyHostToDevice));
+                ms_batch bd = {n_used, rids, d_x, MS_DTYPE_F32, V, 0};
+                CHECK_EQ_I64(ms_sample(gpu, NULL, &bd, d_tok, NULL), MS_OK);
+            } else {
+                CU(cudaMemcpy(d_x, h_x, (size_t)n * V * 4, cudaMemcpyHostToDevice));
+                CU(cudaMemcpy(d_slot, slot, (size_t)n * 4, cudaMemcpyHostToDevice));
+                CU(cudaMemcpy(d_k, rk, (size_t)n * 4, cudaMemcpyHostToDevice));
+                if (graph) {
+                    CU(cudaGraphLaunch(ex[s % NS], stream));
+                } else {
+                    ms_cuda_rows rows = {n, d_slot, d_k, d_x, MS_DTYPE_F32, V, 0, true, true, d_tok, NULL};
+                    CHECK_EQ_I64(ms_cuda_sample_rows(gpu, &rows, own ? NULL : ws, own ? 0 : wsb), MS_OK);
+                }
+            }
+            CU(cudaStreamSynchronize(stream));
+            CU(cudaMemcpy(tg, d_tok, (size_t)(via_sample ? (n_used ? n_used : 1) : n) * 4, cudaMemcpyDeviceToHost));
+            ms_batch bh = {n_used, rids, xs, MS_DTYPE_F32, V, 0};
+            CHECK_EQ_I64(ms_sample(ref, NULL, &bh, tc, NULL), MS_OK);
+            for (int32_t i = 0; i < n_used; i++) {
+                const int32_t got = via_sample ? tg[i] : tg[map[i]];
+                CHECK_MSG(got == tc[i], "mode %d step %d (n=%d) row %d: gpu %d cpu %d", mode, s, n, map[i], got, tc[i]);
+                compared++;
+            }
+            if (!via_sample)
+                for (int32_t r = 0; r < n; r++)
+                    if (slot[r] < 0) {
+                        CHECK_EQ_I64(tg[r], -1);
+                        empty++;
+                    }
+        }
+        if (graph)
+            for (int i = 0; i < NS; i++) cudaGraphExecDestroy(ex[i]);
+    }
+    printf("  %ld rows compared, %ld unused rows\n", compared, empty);
+    CHECK(compared > 0);
+    ms_resource_free(gpu);
+    ms_resource_free(ref);
+    cudaFree(d_x); cudaFree(d_slot); cudaFree(d_k); cudaFree(d_tok); cudaFree(ws);
+    cudaStreamDestroy(stream);
+    free(h_x);
+    free(xs);
+}
+
 /* Inputs the CUDA entry points must refuse, changing nothing. */
 TEST(cuda_bad_inputs) {
     need_device("cuda_bad_inputs");

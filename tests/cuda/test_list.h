@@ -1,6 +1,7 @@
 /* test_list.h: the CUDA runner's registry (tests/cuda/test_cuda.c). */
 MS_TEST_ENTRY(cuda_bad_inputs)
 MS_TEST_ENTRY(cuda_graph_replay_equals_eager)
+MS_TEST_ENTRY(cuda_stats_between_steps)
 MS_TEST_ENTRY(cuda_identity_many_steps)
 MS_TEST_ENTRY(cuda_identity_matrix)
 MS_TEST_ENTRY(cuda_identity_lite)
