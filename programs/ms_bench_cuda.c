@@ -275,7 +275,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     BCU(cudaMalloc((void **)&d_tok, (size_t)B * 4));
     BCU(cudaMalloc(&ws, wsb));
     /* Round 17C: MS_BENCH_OWNWS=1 samples with the resource's own workspace (workspace NULL), where a
-     * -DMS_CU_NO_K0 build runs no K0; else the caller's, as before */
+     * build with MS_CU_K4_ZERO (the default since round 17C) runs no K0; else the caller's, as before */
     void *ws_use = getenv("MS_BENCH_OWNWS") ? NULL : ws;
     const size_t wsb_use = ws_use ? wsb : 0;
     BCU(cudaMemcpy(dx, hin, set_bytes, cudaMemcpyHostToDevice));

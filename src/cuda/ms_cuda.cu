@@ -67,6 +67,13 @@
 #if !defined(MS_CU_NO_K4_WARM) && !defined(MS_CU_K4_WARM)
 #  define MS_CU_K4_WARM
 #endif
+/* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
+ * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
+ * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
+ * workspace keeps K0. -DMS_CU_NO_K4_ZERO: K0 in every step, as before. */
+#if !defined(MS_CU_NO_K4_ZERO) && !defined(MS_CU_K4_ZERO)
+#  define MS_CU_K4_ZERO
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -136,7 +143,7 @@ typedef struct ms_cu_state {
     int32_t *d_stage;
     void *d_ws;
     size_t ws_bytes;
-#ifdef MS_CU_NO_K0
+#ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
 #endif
     uint8_t *h_kept;    /* host staging of commit flags (max_rows) */
@@ -173,7 +180,7 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * or the block finish done; inside the one-warp finish (ms_cu_k4_warp2): 13 the counts and masses above,
  * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test); round 15A: 16 K2's scan
  * done (lite and one-read rows: after the barrier that follows ms_cu_k2_scan / ms_cu_k2_scan1, before the
- * drain and the list); round 17C: 17 K4's exit (-DMS_CU_NO_K0 builds: after the stats' zeroing), 18 K0 entry. */
+ * drain and the list); round 17C: 17 K4's exit (MS_CU_K4_ZERO builds: after the stats' zeroing, if any), 18 K0 entry. */
 #define MS_CU_NSTAMP 19
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
@@ -730,7 +737,7 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_WARM
     int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
-#ifdef MS_CU_NO_K0
+#ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
 };
@@ -3506,13 +3513,14 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
 #  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
 #endif
-#ifdef MS_CU_NO_K0
-/* Round 17C (-DMS_CU_NO_K0): with the resource's own workspace (a.k4zero) no K0 runs; instead K4, the stats' last
- * reader, leaves its row's stats zero for the next step. The row's work is ms_cu_k4_row (the kernel's body before
- * this round, unchanged); every path returns from it, then the block waits for K1..K3 (a second wait costs nothing:
- * the rows that returned before their wait, unused slots, need it here, for K1..K3 may still touch the row's stats),
- * a barrier orders every thread's reads of the stats before thread t < 8 zeroes the row's word t. Nothing after K4
- * in a step reads the stats, and the next step's K1 is a plain launch: it starts after this grid completed. */
+#ifdef MS_CU_K4_ZERO
+/* Round 17C (MS_CU_K4_ZERO, on unless -DMS_CU_NO_K4_ZERO): with the resource's own workspace (a.k4zero) no K0 runs;
+ * instead K4, the stats' last reader, leaves its row's stats zero for the next step. The row's work is ms_cu_k4_row
+ * (the kernel's body before this round, unchanged); every path returns from it, then the block waits for K1..K3 (a
+ * second wait costs nothing: the rows that returned before their wait, unused slots, need it here, for K1..K3 may
+ * still touch the row's stats), a barrier orders every thread's reads of the stats before thread t < 8 zeroes the
+ * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
+ * this grid completed. */
 template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a);
 template <bool OR>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
@@ -3886,7 +3894,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     MS_CU_ALLOC(st->d_stage, (size_t)MS_CU_STAGE * sizeof(int32_t));
     st->ws_bytes = ms_cu_ws_size(st, rows);
     MS_CU_ALLOC(st->d_ws, st->ws_bytes);
-#ifdef MS_CU_NO_K0 /* round 17C: the stats of all max_rows rows start zero; every step's K4 leaves its rows' zero */
+#ifdef MS_CU_K4_ZERO /* round 17C: the stats of all max_rows rows start zero; every step's K4 leaves its rows' zero */
     e = cudaMemset(st->d_ws, 0, ms_cu_align((size_t)rows * sizeof(ms_cu_rowstat)));
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
 #endif
@@ -4161,7 +4169,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.pend = pend;
     char *p = (char *)ws;
     a.stats = (ms_cu_rowstat *)p;
-#ifdef MS_CU_NO_K0
+#ifdef MS_CU_K4_ZERO
     /* Round 17C: the resource's own workspace keeps the stats of all max_rows rows zero between steps (K4 zeroes its
      * rows'; those past a step's n are never written), so they sit at a fixed place, max_rows rows long; the rest
      * follows (n <= max_rows, so it fits ms_cu_ws_size(max_rows)). A caller's workspace: K0, as before. */
@@ -4221,7 +4229,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     bool k0 = true;
-#ifdef MS_CU_NO_K0
+#ifdef MS_CU_K4_ZERO
     if (own) { /* round 17C: no K0; K1 plain, so it starts after the previous step's K4 completed */
         k0 = false;
         if (st->ws_dirty) { /* a step failed half-way: zero every row's stats first (a memset node in a capture) */
@@ -4260,7 +4268,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     }
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) {
-#ifdef MS_CU_NO_K0
+#ifdef MS_CU_K4_ZERO
         /* round 17C: kernels before the failed one may have run: the next call zeroes the stats first. A graph
          * captured before, replayed later without a call in between, would find them dirty: best effort, zero
          * them now behind whatever was enqueued (fails harmlessly where the stream's capture was invalidated) */
@@ -4382,7 +4390,7 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[19], unsigned long 
  * block 0's thread 0 writing one word. nk = 1: K0 alone; 2: K0 + K4; 3: + K1; 4: + K2; 5: + K3 (the step's
  * five). Captured in a graph, replayed 20 times to warm, then 200 times with an event after each; the median
  * interval in us. Allocates, synchronizes: never during sampling. Round 17C: pdl 2 leaves K0 out and launches the
- * first of the others plainly (-DMS_CU_NO_K0's chain with the resource's own workspace: nk 5 is K1..K4). */
+ * first of the others plainly (MS_CU_K4_ZERO's chain with the resource's own workspace: nk 5 is K1..K4). */
 __global__ void __launch_bounds__(256) ms_cu_chain_k0(unsigned long long *w) {
     ms_cu_pdl_go();
     if (threadIdx.x == 0) w[0] = 0;

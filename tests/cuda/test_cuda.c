@@ -1545,9 +1545,9 @@ TEST(cuda_graph_replay_equals_eager) {
 
 /* Round 17C: steps of different n back to back (4, 1, 4, 64, 2, twice) on one resource of max_rows 64, in four
  * ways: eager and replayed graphs (one captured per n), each with the resource's own workspace and with a caller's.
- * With -DMS_CU_NO_K0 the own workspace's row stats are zeroed once, at create, and each step's K4 leaves its rows'
- * zero for the next (no K0): a row left dirty would carry a max, K2's ticket or a candidate count into the next step
- * that uses it. Rows of mixed settings (lite, greedy, unfiltered, top-p, unused slots), every used row against the
+ * With MS_CU_K4_ZERO (the default since round 17C) the own workspace's row stats are zeroed once, at create, and
+ * each step's K4 leaves its rows' zero for the next (no K0): a row left dirty would carry a max, K2's ticket or a
+ * candidate count into the next step that uses it. Rows of mixed settings (lite, greedy, unfiltered, top-p, unused slots), every used row against the
  * CPU reference, unused rows -1; eager own-workspace steps alternate ms_cuda_sample_rows and ms_sample. */
 TEST(cuda_stats_between_steps) {
     need_device("cuda_stats_between_steps");
