@@ -274,9 +274,11 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     BCU(cudaMalloc((void **)&d_k, (size_t)B * 4));
     BCU(cudaMalloc((void **)&d_tok, (size_t)B * 4));
     BCU(cudaMalloc(&ws, wsb));
-    /* Round 17C: MS_BENCH_OWNWS=1 samples with the resource's own workspace (workspace NULL), where a
-     * build with MS_CU_K4_ZERO (the default since round 17C) runs no K0; else the caller's, as before */
-    void *ws_use = getenv("MS_BENCH_OWNWS") ? NULL : ws;
+    /* Round 17C: the resource's own workspace (workspace NULL, what ms_sample and the simplest use of
+     * ms_cuda_sample_rows take), where a build with MS_CU_K4_ZERO (the default since round 17C) runs no K0;
+     * MS_BENCH_CALLERWS=1 samples with a caller's workspace instead (K0 in every step). Twelfth session: the
+     * default (it was the caller's, and MS_BENCH_OWNWS=1 chose the own one, which is still accepted). */
+    void *ws_use = getenv("MS_BENCH_CALLERWS") && !getenv("MS_BENCH_OWNWS") ? ws : NULL;
     const size_t wsb_use = ws_use ? wsb : 0;
     BCU(cudaMemcpy(dx, hin, set_bytes, cudaMemcpyHostToDevice));
     for (size_t i = 1; i < nsets; i++) BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
