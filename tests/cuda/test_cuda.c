@@ -1409,16 +1409,22 @@ TEST(cuda_identity_many_steps) {
     run_cases(cases, n);
 }
 
-/* An engine captures sample + commit once and replays it while the rows change hands; the tokens
- * equal an eager CUDA resource's and the CPU reference's, step after step. */
-TEST(cuda_graph_replay_equals_eager) {
-    need_device("cuda_graph_replay_equals_eager");
-    const int32_t V = 32000, B = 24, NREQ = 40, STEPS = quick() ? 3 : 12;
+/* The spec of the graph tests: min-p, a repetition window of 8, the HF order available; one thread a resource. */
+static ms_spec graph_spec(int32_t V) {
     ms_spec spec = ms_spec_default();
     spec.vocab_size = V;
     spec.enable_min_p = true;
     spec.max_repetition_window = 8;
     spec.enable_top_p_first = true;
+    return spec;
+}
+
+/* An engine captures sample + commit once and replays it while the rows change hands; the tokens
+ * equal an eager CUDA resource's and the CPU reference's, step after step. */
+TEST(cuda_graph_replay_equals_eager) {
+    need_device("cuda_graph_replay_equals_eager");
+    const int32_t V = 32000, B = 24, NREQ = 40, STEPS = quick() ? 3 : 12;
+    ms_spec spec = graph_spec(V);
     ms_resource_params p = ms_resource_params_default();
     p.capacity = NREQ;
     p.max_rows = B;
@@ -1554,11 +1560,7 @@ TEST(cuda_stats_between_steps) {
     enum { MAXB = 64, NREQ = 64, NS = 5 };
     static const int32_t ns[NS] = {4, 1, 4, 64, 2};
     const int32_t V = 32000, ROUNDS = quick() ? 1 : 2;
-    ms_spec spec = ms_spec_default();
-    spec.vocab_size = V;
-    spec.enable_min_p = true;
-    spec.max_repetition_window = 8;
-    spec.enable_top_p_first = true;
+    ms_spec spec = graph_spec(V);
     ms_resource_params p = ms_resource_params_default();
     p.capacity = NREQ;
     p.max_rows = MAXB;
