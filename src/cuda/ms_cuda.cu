@@ -142,6 +142,10 @@ typedef struct ms_cu_state {
 
 /* ---- small device helpers ------------------------------------------------------------------ */
 
+#ifdef MS_CU_K2_HSPLIT
+template <bool B> struct ms_cu_tag { static constexpr bool v = B; }; /* round 17A: a loop's copy chosen at compile time */
+#endif
+
 /* Programmatic dependent launch (round 5): K2, K3 and K4 are launched with the programmatic stream
  * serialization attribute, so each one's blocks are scheduled, and run their prologue (slot, settings,
  * window filter: all written before K1 started), while the previous kernel still runs. ms_cu_pdl_wait
@@ -221,11 +225,34 @@ __device__ __forceinline__ float ms_cu_load(const void *row, int dtype, int32_t 
 
 __device__ __forceinline__ int ms_cu_bit(const uint64_t *bits, int32_t t) { return (int)((bits[t >> 6] >> (t & 63)) & 1u); }
 
-/* The penalised logit (SPEC 2.1), exactly as ms_cpu_ref.c's ms__penalties, from the raw value. */
+#ifdef MS_CU_K2_PENCALL
+/* Round 17A (-DMS_CU_K2_PENCALL): the window penalty's count and factor for a token of the window's filter, out of
+ * line, for K2's lite scan (ms_cu_k2_scan). Inlined, its 8 copies there (4 tokens x MS_CU_K2_NG groups, each a loop
+ * with an integer modulo and a division) made up two thirds of the scan loop's code (ptxas, sm_90: 3094 -> 983
+ * instructions), which the lite path's warps fetch around at B=1. Scalars only: a reference to the caller's
+ * ms_cu_row would put it in local memory (round 12's out-of-line bin cut). The same operations in the same order
+ * as the inline code, so the same value. Not in the histogram pass: there the call's ABI raised the loop's spills. */
+__device__ __noinline__ float ms_cu_pen_win(float x, int32_t t, const int32_t *hist, int32_t head, int32_t cap,
+                                            int32_t w_eff, float rep) {
+    int32_t cnt = 0;
+    for (int32_t i = 0; i < w_eff; i++) {
+        int32_t pos = (head - 1 - i + 2 * cap) % cap;
+        cnt += hist[pos] == t;
+    }
+    if (cnt > 0) x = ms__penalize(x, ms__pow_n(rep, cnt));
+    return x;
+}
+#endif
+/* The penalised logit (SPEC 2.1), exactly as ms_cpu_ref.c's ms__penalties, from the raw value. CALL (round 17A,
+ * -DMS_CU_K2_PENCALL only): the window's count out of line (ms_cu_pen_win). */
+template <bool CALL = false>
 __device__ __forceinline__ float ms_cu_pen(const ms_cu_row &c, float raw, int32_t t) {
     float x = ms__sanitize(raw);
     if (c.win) {
         if ((c.wfilt[(t >> 5) & 255] >> (t & 31)) & 1u) {
+#ifdef MS_CU_K2_PENCALL
+            if (CALL) return ms_cu_pen_win(x, t, c.hist, c.sl.hist_head, c.hist_cap, c.w_eff, c.sl.rep);
+#endif
             int32_t cnt = 0;
             for (int32_t i = 0; i < c.w_eff; i++) {
                 int32_t pos = (c.sl.hist_head - 1 - i + 2 * c.hist_cap) % c.hist_cap;
@@ -1042,7 +1069,7 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
                     for (int k = 0; k < 4; k++) {
                         float x;
                         if (c.win) {
-                            x = ms_cu_pen(c, v[u][k], tg + k);
+                            x = ms_cu_pen<true>(c, v[u][k], tg + k); /* out of line with -DMS_CU_K2_PENCALL */
                         } else {
                             x = ms__sanitize(v[u][k]);
                             if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
@@ -1782,6 +1809,43 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     /* min-p rows: S0 is usually small, so gather all of it now (K4 then needs no K3 pass) */
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+#ifdef MS_CU_K2_HSPLIT
+    /* Round 17A (-DMS_CU_K2_HSPLIT): the pass in two copies, one for rows without min-p (split: top-p alone, the
+     * common case) and one for min-p rows (64-bit masses, the staging), chosen once per block: each copy's loop keeps
+     * only its own values live (ptxas: fewer spills in the top-p copy). The same operations per token as the one
+     * loop with split and c.minp_on tested inside it (split == !c.minp_on). */
+    auto hpass = [&](auto mp) {
+        constexpr bool MP = decltype(mp)::v;
+        ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
+            ms_cu_elem e;
+            e.s0 = false;
+            if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (e.s0) {
+                uint32_t b = e.key >> (32 - MS_CU_HBITS);
+                atomicAdd(&scnt[b], 1u);
+                if (e.q && !MP) {
+                    atomicAdd(&slo[b], (uint32_t)e.q & 0xffffu);
+                    atomicAdd(&smid[b], (uint32_t)(e.q >> 16) & 0xffffu);
+                    atomicAdd(&shi[b], (uint32_t)(e.q >> 32));
+                } else if (e.q) {
+                    atomicAdd(&smass[b], (unsigned long long)e.q);
+                }
+            }
+            if (MP && e.s0) {
+                const unsigned long long v = ((unsigned long long)e.key << 32) | (uint32_t)t;
+                uint32_t i = atomicAdd(&sn, 1u);
+                if (i < MS_CU_STAGE_SH) {
+                    sbuf[i] = v;
+                } else {
+                    i = atomicAdd(&st->cand_n, 1u);
+                    if (i < MS_CU_CAND) cand[i] = v;
+                }
+            }
+        });
+    };
+    if (split) hpass(ms_cu_tag<false>());
+    else hpass(ms_cu_tag<true>());
+#else
     ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
         ms_cu_elem e;
         e.s0 = false;
@@ -1809,6 +1873,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
             }
         }
     });
+#endif
     __syncthreads();
     if (c.minp_on) { /* one global atomic per block for the staged survivors */
         const uint32_t ns = sn < MS_CU_STAGE_SH ? sn : MS_CU_STAGE_SH;
