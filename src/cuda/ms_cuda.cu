@@ -1775,6 +1775,23 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         }
     }
 #endif
+#ifdef MS_CU_K2_PF
+    /* Round 17A (-DMS_CU_K2_PF): each thread's first MS_CU_K2_NG groups of the chunk (the first iteration of the lite
+     * scan and of the histogram pass) prefetched into L1 before the wait, for rows K2 works on: the logits were
+     * written before K1 started, so nothing here waits for K1, and at B=1 a block waits 1.3-3.1 us (round 16C's
+     * timeline) while the scan's first loads cost an L2 round trip after it. A prefetch changes no value (exact);
+     * the addresses lie inside the chunk. Not with the ring (cp.async.cg copies from L2). */
+    if (!RG && ms_cu_filters(c).k2run) {
+        const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+        const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+#pragma unroll
+        for (int u = 0; u < MS_CU_K2_NG; u++) {
+            const int32_t t = t0 + ((int32_t)threadIdx.x + u * (int32_t)blockDim.x) * 4;
+            if (t < t1) asm volatile("prefetch.global.L1 [%0];" ::"l"((const char *)c.row + (size_t)t * es));
+        }
+    }
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
