@@ -225,34 +225,11 @@ __device__ __forceinline__ float ms_cu_load(const void *row, int dtype, int32_t 
 
 __device__ __forceinline__ int ms_cu_bit(const uint64_t *bits, int32_t t) { return (int)((bits[t >> 6] >> (t & 63)) & 1u); }
 
-#ifdef MS_CU_K2_PENCALL
-/* Round 17A (-DMS_CU_K2_PENCALL): the window penalty's count and factor for a token of the window's filter, out of
- * line, for K2's lite scan (ms_cu_k2_scan). Inlined, its 8 copies there (4 tokens x MS_CU_K2_NG groups, each a loop
- * with an integer modulo and a division) made up two thirds of the scan loop's code (ptxas, sm_90: 3094 -> 983
- * instructions), which the lite path's warps fetch around at B=1. Scalars only: a reference to the caller's
- * ms_cu_row would put it in local memory (round 12's out-of-line bin cut). The same operations in the same order
- * as the inline code, so the same value. Not in the histogram pass: there the call's ABI raised the loop's spills. */
-__device__ __noinline__ float ms_cu_pen_win(float x, int32_t t, const int32_t *hist, int32_t head, int32_t cap,
-                                            int32_t w_eff, float rep) {
-    int32_t cnt = 0;
-    for (int32_t i = 0; i < w_eff; i++) {
-        int32_t pos = (head - 1 - i + 2 * cap) % cap;
-        cnt += hist[pos] == t;
-    }
-    if (cnt > 0) x = ms__penalize(x, ms__pow_n(rep, cnt));
-    return x;
-}
-#endif
-/* The penalised logit (SPEC 2.1), exactly as ms_cpu_ref.c's ms__penalties, from the raw value. CALL (round 17A,
- * -DMS_CU_K2_PENCALL only): the window's count out of line (ms_cu_pen_win). */
-template <bool CALL = false>
+/* The penalised logit (SPEC 2.1), exactly as ms_cpu_ref.c's ms__penalties, from the raw value. */
 __device__ __forceinline__ float ms_cu_pen(const ms_cu_row &c, float raw, int32_t t) {
     float x = ms__sanitize(raw);
     if (c.win) {
         if ((c.wfilt[(t >> 5) & 255] >> (t & 31)) & 1u) {
-#ifdef MS_CU_K2_PENCALL
-            if (CALL) return ms_cu_pen_win(x, t, c.hist, c.sl.hist_head, c.hist_cap, c.w_eff, c.sl.rep);
-#endif
             int32_t cnt = 0;
             for (int32_t i = 0; i < c.w_eff; i++) {
                 int32_t pos = (c.sl.hist_head - 1 - i + 2 * c.hist_cap) % c.hist_cap;
@@ -1069,7 +1046,7 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
                     for (int k = 0; k < 4; k++) {
                         float x;
                         if (c.win) {
-                            x = ms_cu_pen<true>(c, v[u][k], tg + k); /* out of line with -DMS_CU_K2_PENCALL */
+                            x = ms_cu_pen(c, v[u][k], tg + k);
                         } else {
                             x = ms__sanitize(v[u][k]);
                             if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
@@ -1772,23 +1749,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
             return;
-        }
-    }
-#endif
-#ifdef MS_CU_K2_PF
-    /* Round 17A (-DMS_CU_K2_PF): each thread's first MS_CU_K2_NG groups of the chunk (the first iteration of the lite
-     * scan and of the histogram pass) prefetched into L1 before the wait, for rows K2 works on: the logits were
-     * written before K1 started, so nothing here waits for K1, and at B=1 a block waits 1.3-3.1 us (round 16C's
-     * timeline) while the scan's first loads cost an L2 round trip after it. A prefetch changes no value (exact);
-     * the addresses lie inside the chunk. Not with the ring (cp.async.cg copies from L2). */
-    if (!RG && ms_cu_filters(c).k2run) {
-        const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
-        const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-#pragma unroll
-        for (int u = 0; u < MS_CU_K2_NG; u++) {
-            const int32_t t = t0 + ((int32_t)threadIdx.x + u * (int32_t)blockDim.x) * 4;
-            if (t < t1) asm volatile("prefetch.global.L1 [%0];" ::"l"((const char *)c.row + (size_t)t * es));
         }
     }
 #endif
