@@ -144,6 +144,9 @@ typedef struct ms_cu_state {
 
 #ifdef MS_CU_K2_HSPLIT
 template <bool B> struct ms_cu_tag { static constexpr bool v = B; }; /* round 17A: a loop's copy chosen at compile time */
+#  ifndef MS_CU_K2_HSPLIT_MPNG /* round 17A: groups in flight a thread in the min-p rows' copy of K2's histogram pass */
+#    define MS_CU_K2_HSPLIT_MPNG MS_CU_K2_NG
+#  endif
 #endif
 
 /* Programmatic dependent launch (round 5): K2, K3 and K4 are launched with the programmatic stream
@@ -1793,7 +1796,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
      * loop with split and c.minp_on tested inside it (split == !c.minp_on). */
     auto hpass = [&](auto mp) {
         constexpr bool MP = decltype(mp)::v;
-        ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
+        ms_cu_for_chunk<(MP ? MS_CU_K2_HSPLIT_MPNG : MS_CU_K2_NG)>(c, t0, t1, [&](int32_t t, float x) {
             ms_cu_elem e;
             e.s0 = false;
             if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
