@@ -1792,8 +1792,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifdef MS_CU_K2_HSPLIT
     /* Round 17A (-DMS_CU_K2_HSPLIT): the pass in two copies, one for rows without min-p (split: top-p alone, the
      * common case) and one for min-p rows (64-bit masses, the staging), chosen once per block: each copy's loop keeps
-     * only its own values live (ptxas: fewer spills in the top-p copy). The same operations per token as the one
-     * loop with split and c.minp_on tested inside it (split == !c.minp_on). */
+     * only its own values live (ptxas sm_90: 5 / 7 local stores / loads in the top-p copy's loop against the one
+     * loop's 18 / 41). The same operations per token as the one loop with split and c.minp_on tested inside it
+     * (split == !c.minp_on). Measured (H200, docs/cuda.md round 17A): top-p alone 4-16 % faster at B >= 16 (B=64
+     * -17 us, B=256 -75), but the full setting level to +0.7 us (K2's other code allocated differently): off. Tested
+     * (all CUDA tests, memcheck, racecheck) only together with two switches since removed. */
     auto hpass = [&](auto mp) {
         constexpr bool MP = decltype(mp)::v;
         ms_cu_for_chunk<(MP ? MS_CU_K2_HSPLIT_MPNG : MS_CU_K2_NG)>(c, t0, t1, [&](int32_t t, float x) {
