@@ -152,6 +152,13 @@ typedef struct ms_cu_state {
 
 /* ---- small device helpers ------------------------------------------------------------------ */
 
+#ifdef MS_CU_K2_HSPLIT
+template <bool B> struct ms_cu_tag { static constexpr bool v = B; }; /* round 17A: a loop's copy chosen at compile time */
+#  ifndef MS_CU_K2_HSPLIT_MPNG /* round 17A: groups in flight a thread in the min-p rows' copy of K2's histogram pass */
+#    define MS_CU_K2_HSPLIT_MPNG MS_CU_K2_NG
+#  endif
+#endif
+
 /* Programmatic dependent launch (round 5): K2, K3 and K4 are launched with the programmatic stream
  * serialization attribute, so each one's blocks are scheduled, and run their prologue (slot, settings,
  * window filter: all written before K1 started), while the previous kernel still runs. ms_cu_pdl_wait
@@ -1796,6 +1803,46 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     /* min-p rows: S0 is usually small, so gather all of it now (K4 then needs no K3 pass) */
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+#ifdef MS_CU_K2_HSPLIT
+    /* Round 17A (-DMS_CU_K2_HSPLIT): the pass in two copies, one for rows without min-p (split: top-p alone, the
+     * common case) and one for min-p rows (64-bit masses, the staging), chosen once per block: each copy's loop keeps
+     * only its own values live (ptxas sm_90: 5 / 7 local stores / loads in the top-p copy's loop against the one
+     * loop's 18 / 41). The same operations per token as the one loop with split and c.minp_on tested inside it
+     * (split == !c.minp_on). Measured (H200, docs/cuda.md round 17A): top-p alone 4-16 % faster at B >= 16 (B=64
+     * -17 us, B=256 -75), but the full setting level to +0.7 us (K2's other code allocated differently): off. Tested
+     * (all CUDA tests, memcheck, racecheck) only together with two switches since removed. */
+    auto hpass = [&](auto mp) {
+        constexpr bool MP = decltype(mp)::v;
+        ms_cu_for_chunk<(MP ? MS_CU_K2_HSPLIT_MPNG : MS_CU_K2_NG)>(c, t0, t1, [&](int32_t t, float x) {
+            ms_cu_elem e;
+            e.s0 = false;
+            if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (e.s0) {
+                uint32_t b = e.key >> (32 - MS_CU_HBITS);
+                atomicAdd(&scnt[b], 1u);
+                if (e.q && !MP) {
+                    atomicAdd(&slo[b], (uint32_t)e.q & 0xffffu);
+                    atomicAdd(&smid[b], (uint32_t)(e.q >> 16) & 0xffffu);
+                    atomicAdd(&shi[b], (uint32_t)(e.q >> 32));
+                } else if (e.q) {
+                    atomicAdd(&smass[b], (unsigned long long)e.q);
+                }
+            }
+            if (MP && e.s0) {
+                const unsigned long long v = ((unsigned long long)e.key << 32) | (uint32_t)t;
+                uint32_t i = atomicAdd(&sn, 1u);
+                if (i < MS_CU_STAGE_SH) {
+                    sbuf[i] = v;
+                } else {
+                    i = atomicAdd(&st->cand_n, 1u);
+                    if (i < MS_CU_CAND) cand[i] = v;
+                }
+            }
+        });
+    };
+    if (split) hpass(ms_cu_tag<false>());
+    else hpass(ms_cu_tag<true>());
+#else
     ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
         ms_cu_elem e;
         e.s0 = false;
@@ -1823,6 +1870,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
             }
         }
     });
+#endif
     __syncthreads();
     if (c.minp_on) { /* one global atomic per block for the staged survivors */
         const uint32_t ns = sn < MS_CU_STAGE_SH ? sn : MS_CU_STAGE_SH;
