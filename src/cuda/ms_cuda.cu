@@ -170,11 +170,19 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * or the block finish done; inside the one-warp finish (ms_cu_k4_warp2): 13 the counts and masses above,
  * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test); round 15A: 16 K2's scan
  * done (lite and one-read rows: after the barrier that follows ms_cu_k2_scan / ms_cu_k2_scan1, before the
- * drain and the list). */
-#define MS_CU_NSTAMP 17
+ * drain and the list). Round 17B, inside K4's lean path (thread 0 of the block): 17 its preloaded candidates
+ * arrived, 18 its part of the list done (before the list's barrier), 19 the trim's smallest and largest key
+ * known (ms_cu_kth_key), 20 the trim's first radix level done, 21 the trim's k'-th key found, 22 the trim done
+ * (the list compacted), 23 the block finish's entries (keys, ids, masses) written (after its first barrier).
+ * Round 17B's row counters (ms_cu_stq, read by ms__cuda_stamps_q): 0 the row's candidates (cand_n), 1 those
+ * listed, 2 those left after the trim (the listed ones when none), 3 the trim's radix levels (0 when none), 4 a
+ * one-read row (0/1); the sum, the least and the largest over the lean rows, and the rows counted. */
+#define MS_CU_NSTAMP 24
+#define MS_CU_NSTQ 5
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
 __device__ int ms_cu_st_on;
+__device__ unsigned long long ms_cu_st_q[3 * MS_CU_NSTQ + 1]; /* sums, least, largest, rows */
 __device__ __forceinline__ void ms_cu_stamp(int e) {
     if (threadIdx.x == 0 && ms_cu_st_on) {
         unsigned long long t;
@@ -183,8 +191,17 @@ __device__ __forceinline__ void ms_cu_stamp(int e) {
         atomicMax(&ms_cu_st_hi[e], t);
     }
 }
+__device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by one thread a row */
+    if (ms_cu_st_on) {
+        atomicAdd(&ms_cu_st_q[q], v);
+        atomicMin(&ms_cu_st_q[MS_CU_NSTQ + q], v);
+        atomicMax(&ms_cu_st_q[2 * MS_CU_NSTQ + q], v);
+        if (q == 0) atomicAdd(&ms_cu_st_q[3 * MS_CU_NSTQ], 1ull);
+    }
+}
 #else
 #  define ms_cu_stamp(e) ((void)0)
+#  define ms_cu_stq(q, v) ((void)0)
 #endif
 
 __device__ __forceinline__ uint32_t ms_cu_key(float y) {
@@ -585,7 +602,19 @@ __device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, 
 /* The key v of the kk-th largest of a set (ties counted: fewer than kk keys above v, at least kk at or
  * above it), by an 8-bit radix descent over block-wide shared histograms. The set has more than kk
  * elements; each(f) calls f(key) for every element this thread owns. h: 256 shared words; res: 2. */
-template <class EACH>
+/* Round 17B (-DMS_CU_K4_TSEL, off): K4's trim (ms_cu_k4_trim) ends the descent early. After a level, when the
+ * digit holding the kk-th key counts at most 32 keys, those keys (the ones whose top bits equal the new
+ * prefix) are gathered into h[0..31] and warp 0 takes the need-th largest among them (ties counted: fewer
+ * than need above it, at least need at or above it): with the kk - need keys of the higher digits that is
+ * the kk-th key of the whole set, the value the remaining levels would have found. res: MS_CU_KTH_RES words. */
+#ifdef MS_CU_K4_TSEL
+#  define MS_CU_KTH_EARLY true
+#  define MS_CU_KTH_RES 4
+#else
+#  define MS_CU_KTH_EARLY false
+#  define MS_CU_KTH_RES 2
+#endif
+template <class EACH, int ST = 0, bool EARLY = false> /* ST: round 17B's stamps inside K4's trim (19..21, thread 0), 0: none */
 __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, uint32_t *res) {
     /* The keys of a row's survivors share their top bits (sign, most of the exponent): find the
      * common prefix of the smallest and largest key first and descend from the first digit where they
@@ -610,8 +639,10 @@ __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, ui
     lo = res[0];
     hi = res[1];
     __syncthreads();
+    if (ST) ms_cu_stamp(19);
     if (lo == hi) return lo; /* all equal */
     const int level0 = __clz(lo ^ hi) >> 3; /* whole leading bytes shared by every key */
+    if (ST && threadIdx.x == 0) ms_cu_stq(3, (unsigned long long)(4 - level0));
     uint32_t prefix = level0 > 0 ? lo >> (32 - 8 * level0) : 0, need = kk;
     for (int level = level0; level < 4; level++) {
         const int sh = 24 - 8 * level;
@@ -640,15 +671,43 @@ __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, ui
                 if (n && cc < need && cc + n >= need) { /* exactly one digit of one lane */
                     res[0] = (prefix << 8) | (uint32_t)d;
                     res[1] = need - cc;
+                    if (EARLY) res[2] = n;
                 }
                 cc += n;
             }
+            if (EARLY && lane == 0) res[3] = 0;
         }
         __syncthreads();
         prefix = res[0];
         need = res[1];
+        if (EARLY && level < 3 && res[2] <= 32u) { /* the same verdict in every thread (res[2] read after the barrier) */
+            each([&](uint32_t key) { /* h is free: warp 0 read it before the barrier */
+                if ((key >> sh) == prefix) h[atomicAdd(&res[3], 1u)] = key;
+            });
+            __syncthreads();
+            if (threadIdx.x < 32) {
+                const int lane = threadIdx.x;
+                const uint32_t cnt = res[2];
+                const uint32_t k = (uint32_t)lane < cnt ? h[lane] : 0u;
+                uint32_t gt = 0, ge = 0;
+                for (uint32_t j = 0; j < cnt; j++) {
+                    const uint32_t kj = h[j];
+                    gt += kj > k;
+                    ge += kj >= k;
+                }
+                const unsigned bal = __ballot_sync(0xffffffffu, (uint32_t)lane < cnt && gt < need && ge >= need);
+                if (lane == __ffs(bal) - 1) res[0] = k; /* bal != 0: the bin holds the need-th */
+            }
+            __syncthreads();
+            prefix = res[0];
+            __syncthreads(); /* every thread has read res before a later use of it */
+            if (ST) ms_cu_stamp(20);
+            break;
+        }
         __syncthreads();
+        if (ST && level == level0) ms_cu_stamp(20);
     }
+    if (ST) ms_cu_stamp(21);
     return prefix;
 }
 
@@ -3176,6 +3235,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         T[t] = p;
     }
     __syncthreads();
+    if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
     const uint32_t ki = i < n ? T[i].key : 0;
@@ -3256,7 +3316,40 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
     const int lane = threadIdx.x & 31;
+#ifdef MS_CU_K4_LIST1
+    /* Round 17B (-DMS_CU_K4_LIST1, off): the PF preloaded rounds at once: every flag first (the bins' tests and,
+     * one-read, min-p's, independent of each other), then one shared atomic a warp for all of them, then the
+     * stores; the rounds past PF as before. The same entries, in another order (nothing after depends on it). */
+    {
+        bool inu[PF];
+        unsigned balu[PF];
+        int32_t tot = 0;
+#pragma unroll
+        for (int u = 0; u < PF; u++) {
+            const int32_t i = u * (int32_t)blockDim.x + (int32_t)threadIdx.x;
+            const unsigned long long v = pre[u];
+            bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                      (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+#ifdef MS_CU_ONEREAD
+            if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+#endif
+            inu[u] = in;
+            balu[u] = __ballot_sync(0xffffffffu, in);
+            tot += __popc(balu[u]);
+        }
+        int32_t base = 0;
+        if (lane == 0 && tot) base = atomicAdd(n_sh, tot);
+        base = __shfl_sync(0xffffffffu, base, 0);
+#pragma unroll
+        for (int u = 0; u < PF; u++) {
+            if (inu[u]) cand_sh[base + __popc(balu[u] & ((1u << lane) - 1))] = pre[u];
+            base += __popc(balu[u]);
+        }
+    }
+    for (int32_t i0 = PF * (int32_t)blockDim.x, j = PF; i0 < n_all; i0 += blockDim.x, j++) {
+#else
     for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
+#endif
         const int32_t i = i0 + threadIdx.x;
         unsigned long long v = 0;
 #pragma unroll
@@ -3280,13 +3373,14 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
+template <int ST = 0> /* ST: round 17B's stamps (19..22) */
 __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
-    __shared__ uint32_t res[2];
+    __shared__ uint32_t res[MS_CU_KTH_RES];
     __shared__ int32_t n2;
     ms_cu_keys_sh ks;
     ks.v = cand_sh;
     ks.n = (uint32_t)n;
-    const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+    const uint32_t kth = ms_cu_kth_key<ms_cu_keys_sh, ST, MS_CU_KTH_EARLY>(ks, (uint32_t)kk, S.cnt, res);
     unsigned long long *tmp = cand_sh + MS_CU_CAND;
     if (threadIdx.x == 0) n2 = 0;
     __syncthreads();
@@ -3298,6 +3392,7 @@ __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, in
     n = n2;
     for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
     __syncthreads();
+    if (ST) ms_cu_stamp(22);
     return n;
 }
 
@@ -3443,12 +3538,16 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (pre[0] + pre[1] + pre[2] + pre[3] != 1) ms_cu_stamp_l(15); /* waits for thread 0's preloaded candidates */
     if (bmax != 1000u) ms_cu_stamp_l(13);
 #endif
+#ifdef MS_CU_STAMPS /* round 17B: 17 waits for thread 0's preloaded candidates (their sum is never 1: a dependence) */
+    if (!dry && (pre[0] + pre[PF - 1] != 1ull)) ms_cu_stamp(17);
+#endif
     int32_t n;
     for (;;) {
             ms_cu_k4_list<PF, OR>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
+        if (!dry) ms_cu_stamp(18);
         __syncthreads();
         n = *n_sh;
         /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
@@ -3479,7 +3578,24 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         if (oneread) atomicAdd(&ms_cu_or_rows[3], 1ull);
 #endif
     }
-    if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+#ifdef MS_CU_STAMPS
+    const int32_t n_list = n;
+#endif
+    if (trim) n = ms_cu_k4_trim<
+#ifdef MS_CU_STAMPS
+                                1
+#else
+                                0 /* one instantiation with the block path's */
+#endif
+                                >(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+#ifdef MS_CU_STAMPS
+    if (threadIdx.x == 0 && !dry) {
+        ms_cu_stq(0, cand_n);
+        ms_cu_stq(1, (unsigned long long)n_list);
+        ms_cu_stq(2, (unsigned long long)n);
+        ms_cu_stq(4, oneread ? 1ull : 0ull);
+    }
+#endif
     if (n <= MS_CU_WARP_N) {
         ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits, dry);
         if (!dry) ms_cu_stamp(12);
@@ -4271,9 +4387,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long long hi[17]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[24], unsigned long long hi[24]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 17, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 24, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
@@ -4292,6 +4408,23 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[17], unsigned long 
     return 1;
 #else
     (void)op, (void)lo, (void)hi;
+    return 0;
+#endif
+}
+
+/* Round 17B: K4's row counters (ms_cu_stq): op 1 clears them (sums 0, least all ones, largest 0, rows 0), op 0
+ * reads the 3 * 5 + 1 words (sums, least, largest, rows). Counted only while the stamps are armed. */
+extern "C" int ms__cuda_stamps_q(int op, unsigned long long q[16]) {
+#ifdef MS_CU_STAMPS
+    static_assert(3 * MS_CU_NSTQ + 1 == 16, "the hook's array");
+    if (op == 1) {
+        unsigned long long z[16];
+        for (int i = 0; i < 16; i++) z[i] = (i >= MS_CU_NSTQ && i < 2 * MS_CU_NSTQ) ? ~0ull : 0ull;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_st_q, z, sizeof z) == cudaSuccess ? 1 : -1;
+    }
+    return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyFromSymbol(q, ms_cu_st_q, 16 * 8) == cudaSuccess ? 1 : -1;
+#else
+    (void)op, (void)q;
     return 0;
 #endif
 }
