@@ -3314,7 +3314,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 template <int PF, bool OR = false> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread) */
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
-                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
+                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
+#ifdef MS_CU_K4_ORBIN
+                                              , uint32_t *orh = nullptr /* round 17B: the survivors' bins, counted */
+#endif
+                                              ) {
     const int lane = threadIdx.x & 31;
 #ifdef MS_CU_K4_LIST1
     /* Round 17B (-DMS_CU_K4_LIST1, off): the PF preloaded rounds at once: every flag first (the bins' tests and,
@@ -3332,6 +3336,9 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
                       (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
 #ifdef MS_CU_ONEREAD
             if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+#ifdef MS_CU_K4_ORBIN
+            if (OR && orh && in) atomicAdd(&orh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
+#endif
 #endif
             inu[u] = in;
             balu[u] = __ballot_sync(0xffffffffu, in);
@@ -3362,6 +3369,9 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         /* round 13: K2 listed its chunk's top k' of C (min-p from the chunk's max): min-p's exact test from
          * the true m keeps those of S0 (ms_cu_from_y, as every other path decides it) */
         if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+#ifdef MS_CU_K4_ORBIN
+        if (OR && orh && in) atomicAdd(&orh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
+#endif
 #endif
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
@@ -3435,9 +3445,15 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
 /* Round 16B: the fake row of K4's warm-up pass (set once by ms__cuda_init, read only): row max 0.0 (key
  * 0x80000000), 64 candidates of that key with ids 0..63 (the rest of the MS_CU_K4_PF x MS_CU_T4 the
  * speculative loads may touch: zero), all counted in bin 0, m0 = 64 * 2^40. */
+#ifdef MS_CU_K4_EARLYLD /* round 17B: read by 16-byte loads */
+__device__ __align__(16) ms_cu_rowstat ms_cu_warm_st;
+__device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
+__device__ __align__(16) uint32_t ms_cu_warm_h[MS_CU_LBINS];
+#else
 __device__ ms_cu_rowstat ms_cu_warm_st;
 __device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
 __device__ uint32_t ms_cu_warm_h[MS_CU_LBINS];
+#endif
 #endif
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
@@ -3507,6 +3523,31 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     constexpr int PF = MS_CU_K4_PF;
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
     unsigned long long pre[PF];
+#ifdef MS_CU_K4_EARLYLD
+    uint32_t hb[8];
+#ifdef MS_CU_K4_WARM
+    const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
+#else
+    const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
+#endif
+    /* Round 17B (-DMS_CU_K4_EARLYLD, off): the default's plain loads were issued by ptxas/NVVM after the early
+     * returns they do not feed (SASS, sm_90: the max key's load, its branch, then cand_n's load, its branch, then
+     * the candidates' and the bins' loads): three L2 round trips in a row after the PDL wait. Here every load is
+     * a volatile asm, issued in this order before any branch: the stats' first 16 bytes in one (max key,
+     * ticket, cand_n, bound), the PF candidates, the 8 bins in two 16-byte loads. The same words (the row's
+     * stats are 64-byte aligned, a lane's 8 bins 32-byte aligned), read after the same wait. */
+    uint32_t mk, cand_n, bound, tk_;
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+#pragma unroll
+    for (int j = 0; j < PF; j++) /* speculative: see above */
+        asm volatile("ld.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
+#else
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
@@ -3518,6 +3559,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
+#endif
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
@@ -3534,6 +3576,19 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
+    /* Round 17B (-DMS_CU_K4_ORBIN, off): a one-read row's list counts its min-p survivors in the candidate bins
+     * (ms_cu_lbin, from the true m: K4 knows it), S.cnt zeroed by the caller; when a trim would follow, the list is
+     * made again from the preloaded candidates with the bins up to the first where the running count reaches k'
+     * (ms_cu_lbin_bmax): an upper set in y of the survivors with at least k' of them (a key's bin depends on the
+     * key alone and does not fall as the key rises), so it holds their top k', ties included, as the lite rows'
+     * K2 bins do. The trim then sees a short list, usually none. */
+    uint32_t *orh = nullptr;
+    if (oneread && !c.inf_row && n_all > kk) {
+        lscale = lscale_pre;
+        orh = S.cnt;
+    }
+#endif
 #ifdef MS_CU_STAMPS_LIST
     if (pre[0] + pre[1] + pre[2] + pre[3] != 1) ms_cu_stamp_l(15); /* waits for thread 0's preloaded candidates */
     if (bmax != 1000u) ms_cu_stamp_l(13);
@@ -3543,7 +3598,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     int32_t n;
     for (;;) {
-            ms_cu_k4_list<PF, OR>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
+            ms_cu_k4_list<PF, OR>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
+                                  , orh
+#endif
+            );
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
@@ -3560,6 +3619,22 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         if (threadIdx.x == 0) *n_sh = 0;
         __syncthreads();
     }
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
+    if (orh && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) { /* the same verdict in every thread */
+        uint32_t hb2[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) hb2[j] = orh[8 * lane + j];
+        const uint32_t bm = ms_cu_lbin_bmax(hb2, kk);
+        if (bm < MS_CU_LBINS - 1) {
+            __syncthreads(); /* every thread has read *n_sh */
+            if (threadIdx.x == 0) *n_sh = 0;
+            __syncthreads();
+            ms_cu_k4_list<PF, OR>(g, n_all, bound, bm, c, lscale, pre, cand_sh, n_sh, oneread, nullptr);
+            __syncthreads();
+            n = *n_sh; /* >= kk: the survivors in the bins up to bm */
+        }
+    }
+#endif
     if (!dry) ms_cu_stamp(11);
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
 #ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
@@ -3652,6 +3727,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             for (int pass = a.k4warm ? 0 : 1; pass < 2; pass++) {
                 const bool dry = pass == 0;
                 if (threadIdx.x == 0) lite_n = 0;
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
+                if (OR) /* round 17B: the one-read rows' bins (ms_cu_k4_lite) */
+                    for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
+#endif
                 __syncthreads();
                 if (!dry) {
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
@@ -3662,6 +3741,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             }
             if (served) return;
 #else
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
+            if (OR) /* round 17B: the one-read rows' bins (ms_cu_k4_lite) */
+                for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
+#endif
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
