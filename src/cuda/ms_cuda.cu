@@ -3530,22 +3530,24 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #endif
-    /* Round 17B (-DMS_CU_K4_EARLYLD, off): the default's plain loads were issued by ptxas/NVVM after the early
-     * returns they do not feed (SASS, sm_90: the max key's load, its branch, then cand_n's load, its branch, then
-     * the candidates' and the bins' loads): three L2 round trips in a row after the PDL wait. Here every load is
-     * a volatile asm, issued in this order before any branch: the stats' first 16 bytes in one (max key,
-     * ticket, cand_n, bound), the PF candidates, the 8 bins in two 16-byte loads. The same words (the row's
-     * stats are 64-byte aligned, a lane's 8 bins 32-byte aligned), read after the same wait. */
+    /* Round 17B (-DMS_CU_K4_EARLYLD, off): ptxas sinks the default's plain loads below the early returns they
+     * do not feed (SASS, sm_90: the max key's load, its branch, then cand_n's load, its branch, then the
+     * candidates' and the bins' loads): three L2 round trips in a row after the PDL wait. Plain ld.global in
+     * volatile asm was sunk the same way (ptxas, not NVVM); ld.volatile is not: every load below is issued,
+     * in this order, before any branch (SASS: LDG.E.128/64.STRONG.SYS): the stats' first 16 bytes in one (max
+     * key, ticket, cand_n, bound), the PF candidates, the 8 bins in two 16-byte loads. The same words (the
+     * row's stats are 64-byte aligned, a lane's 8 bins 32-byte aligned), read after the same wait, from L2
+     * (K2 wrote them on other multiprocessors: L1 held none of them either way). */
     uint32_t mk, cand_n, bound, tk_;
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
     (void)tk_;
 #pragma unroll
     for (int j = 0; j < PF; j++) /* speculative: see above */
-        asm volatile("ld.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
 #else
 #pragma unroll
