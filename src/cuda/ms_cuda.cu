@@ -4342,6 +4342,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#if defined(MS_CU_K4_WARM_OR) && defined(MS_CU_ONEREAD)
+    /* Round 17B (-DMS_CU_K4_WARM_OR, off, a measurement): the warm-up in one-read steps too. Round 17B's stamps at
+     * flat B=64 put K4's blocks on their multiprocessors 3-5 us before their PDL wait ends (peaked: ~2 us), and
+     * each new stretch of the lean path's code then cost ~0.5-1 us (K2's pass over 39 MB of logits evicts it). */
+    if (a.oneread) a.k4warm = 1;
+#endif
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
