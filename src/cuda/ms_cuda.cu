@@ -606,13 +606,19 @@ __device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, 
  * digit holding the kk-th key counts at most 32 keys, those keys (the ones whose top bits equal the new
  * prefix) are gathered into h[0..31] and warp 0 takes the need-th largest among them (ties counted: fewer
  * than need above it, at least need at or above it): with the kk - need keys of the higher digits that is
- * the kk-th key of the whole set, the value the remaining levels would have found. res: MS_CU_KTH_RES words. */
+ * the kk-th key of the whole set, the value the remaining levels would have found. res: 4 words (2 without). */
 #ifdef MS_CU_K4_TSEL
 #  define MS_CU_KTH_EARLY true
-#  define MS_CU_KTH_RES 4
 #else
 #  define MS_CU_KTH_EARLY false
-#  define MS_CU_KTH_RES 2
+#endif
+/* Round 17B (-DMS_CU_K4_R17_LITE): round 17B's K4 switches (EARLYLD, LIST1, TSEL, and MS_CU_K4_PF) act in
+ * ms_cu_k4<false> only, the kernel of the lite steps (B < 52 at fp32 V=151936); ms_cu_k4<true>, the one-read
+ * steps' kernel, keeps the default's code (measured: they made the one-read steps 0.4-3.5 us slower). */
+#ifdef MS_CU_K4_R17_LITE
+#  define MS_CU_R17(OR) (!(OR))
+#else
+#  define MS_CU_R17(OR) true
 #endif
 template <class EACH, int ST = 0, bool EARLY = false> /* ST: round 17B's stamps inside K4's trim (19..21, thread 0), 0: none */
 __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, uint32_t *res) {
@@ -3311,7 +3317,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
-template <int PF, bool OR = false> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread) */
+template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
@@ -3324,7 +3330,7 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
     /* Round 17B (-DMS_CU_K4_LIST1, off): the PF preloaded rounds at once: every flag first (the bins' tests and,
      * one-read, min-p's, independent of each other), then one shared atomic a warp for all of them, then the
      * stores; the rounds past PF as before. The same entries, in another order (nothing after depends on it). */
-    {
+    if (L1) {
         bool inu[PF];
         unsigned balu[PF];
         int32_t tot = 0;
@@ -3353,7 +3359,7 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
             base += __popc(balu[u]);
         }
     }
-    for (int32_t i0 = PF * (int32_t)blockDim.x, j = PF; i0 < n_all; i0 += blockDim.x, j++) {
+    for (int32_t i0 = L1 ? PF * (int32_t)blockDim.x : 0, j = L1 ? PF : 0; i0 < n_all; i0 += blockDim.x, j++) {
 #else
     for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
 #endif
@@ -3383,14 +3389,14 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
-template <int ST = 0> /* ST: round 17B's stamps (19..22) */
+template <int ST = 0, bool EARLY = MS_CU_KTH_EARLY> /* ST: round 17B's stamps (19..22); EARLY: -DMS_CU_K4_TSEL acts */
 __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
-    __shared__ uint32_t res[MS_CU_KTH_RES];
+    __shared__ uint32_t res[EARLY ? 4 : 2];
     __shared__ int32_t n2;
     ms_cu_keys_sh ks;
     ks.v = cand_sh;
     ks.n = (uint32_t)n;
-    const uint32_t kth = ms_cu_kth_key<ms_cu_keys_sh, ST, MS_CU_KTH_EARLY>(ks, (uint32_t)kk, S.cnt, res);
+    const uint32_t kth = ms_cu_kth_key<ms_cu_keys_sh, ST, EARLY>(ks, (uint32_t)kk, S.cnt, res);
     unsigned long long *tmp = cand_sh + MS_CU_CAND;
     if (threadIdx.x == 0) n2 = 0;
     __syncthreads();
@@ -3520,11 +3526,13 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
-    constexpr int PF = MS_CU_K4_PF;
+    constexpr int PF = MS_CU_R17(OR) ? MS_CU_K4_PF : 4; /* round 17B: 4 in the one-read kernel with -DMS_CU_K4_R17_LITE */
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
+    static_assert(PF <= MS_CU_K4_PF, "the warm-up's candidates cover the speculative loads");
     unsigned long long pre[PF];
+    uint32_t mk, cand_n, bound, hb[8];
 #ifdef MS_CU_K4_EARLYLD
-    uint32_t hb[8];
+  if (MS_CU_R17(OR)) {
 #ifdef MS_CU_K4_WARM
     const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
 #else
@@ -3538,7 +3546,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
      * key, ticket, cand_n, bound), the PF candidates, the 8 bins in two 16-byte loads. The same words (the
      * row's stats are 64-byte aligned, a lane's 8 bins 32-byte aligned), read after the same wait, from L2
      * (K2 wrote them on other multiprocessors: L1 held none of them either way). */
-    uint32_t mk, cand_n, bound, tk_;
+    uint32_t tk_;
     asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
     (void)tk_;
@@ -3549,11 +3557,12 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                  : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
     asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
-#else
+  } else
+#endif
+  {
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
-    const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
-    uint32_t hb[8];
+    mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
 #ifdef MS_CU_K4_WARM
     const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
 #else
@@ -3561,7 +3570,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
-#endif
+  }
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
@@ -3600,7 +3609,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     int32_t n;
     for (;;) {
-            ms_cu_k4_list<PF, OR>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
+            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
                                   , orh
 #endif
@@ -3631,7 +3640,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
             __syncthreads(); /* every thread has read *n_sh */
             if (threadIdx.x == 0) *n_sh = 0;
             __syncthreads();
-            ms_cu_k4_list<PF, OR>(g, n_all, bound, bm, c, lscale, pre, cand_sh, n_sh, oneread, nullptr);
+            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bm, c, lscale, pre, cand_sh, n_sh, oneread, nullptr);
             __syncthreads();
             n = *n_sh; /* >= kk: the survivors in the bins up to bm */
         }
@@ -3664,7 +3673,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
                                 0 /* one instantiation with the block path's */
 #endif
-                                >(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+                                , MS_CU_KTH_EARLY && MS_CU_R17(OR)>(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
 #ifdef MS_CU_STAMPS
     if (threadIdx.x == 0 && !dry) {
         ms_cu_stq(0, cand_n);
@@ -3824,7 +3833,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * compiled only without it. */
             uint32_t bmax = MS_CU_LBINS - 1;
             float lscale = 0.0f;
-            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
+            ms_cu_k4_list<PF, false, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
             __syncthreads();
             /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
              * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
@@ -3837,7 +3846,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * ranked list exactly (the list holds the row's top-k of S0 as an upper set), which saves the
              * select's ~17 barriers. The HF order needs the trim: its top-p runs over the list first, and
              * the list's prefix masses are exact only within the top k'. */
-            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S);
+            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first))
+                n = ms_cu_k4_trim<0, MS_CU_KTH_EARLY && MS_CU_R17(OR)>(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
                 if (threadIdx.x < 32) ms_cu_k4_warp2(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
