@@ -614,7 +614,10 @@ __device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, 
 #endif
 /* Round 17B (-DMS_CU_K4_R17_LITE): round 17B's K4 switches (EARLYLD, LIST1, TSEL, and MS_CU_K4_PF) act in
  * ms_cu_k4<false> only, the kernel of the lite steps (B < 52 at fp32 V=151936); ms_cu_k4<true>, the one-read
- * steps' kernel, keeps the default's code (measured: they made the one-read steps 0.4-3.5 us slower). */
+ * steps' kernel, keeps the default's code (measured: they made the one-read steps 0.4-3.5 us slower). Validated
+ * and measured (bench/results/cuda_h200_2026-11-30-round17b.md): EARLYLD + LIST1 + TSEL + MS_CU_K4_PF=6 (G6), all
+ * tests and both sanitizers, full setting flat B=1 / 4 / 16 -1.3 / -1.7 / -2.2 us, one-read steps slower; with this
+ * switch (never run on a GPU yet) K4<false>'s PTX is G6's and K4<true>'s the default's. Off until a call validates it. */
 #ifdef MS_CU_K4_R17_LITE
 #  define MS_CU_R17(OR) (!(OR))
 #else
@@ -3588,7 +3591,8 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
-    /* Round 17B (-DMS_CU_K4_ORBIN, off): a one-read row's list counts its min-p survivors in the candidate bins
+    /* Round 17B (-DMS_CU_K4_ORBIN, off; measured in call 1: no trim left at flat B=64 but the step level there and
+     * +2.8 us at peaked B=64; not kept): a one-read row's list counts its min-p survivors in the candidate bins
      * (ms_cu_lbin, from the true m: K4 knows it), S.cnt zeroed by the caller; when a trim would follow, the list is
      * made again from the preloaded candidates with the bins up to the first where the running count reaches k'
      * (ms_cu_lbin_bmax): an upper set in y of the survivors with at least k' of them (a key's bin depends on the
@@ -4353,7 +4357,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
 #if defined(MS_CU_K4_WARM_OR) && defined(MS_CU_ONEREAD)
-    /* Round 17B (-DMS_CU_K4_WARM_OR, off, a measurement): the warm-up in one-read steps too. Round 17B's stamps at
+    /* Round 17B (-DMS_CU_K4_WARM_OR, off, a measurement; measured +1.5..+7.6 us at B >= 64: the dry pass ends after
+     * K3 and delays K4's wait; not kept): the warm-up in one-read steps too. Round 17B's stamps at
      * flat B=64 put K4's blocks on their multiprocessors 3-5 us before their PDL wait ends (peaked: ~2 us), and
      * each new stretch of the lean path's code then cost ~0.5-1 us (K2's pass over 39 MB of logits evicts it). */
     if (a.oneread) a.k4warm = 1;
