@@ -3323,11 +3323,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
-                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
-#ifdef MS_CU_K4_ORBIN
-                                              , uint32_t *orh = nullptr /* round 17B: the survivors' bins, counted */
-#endif
-                                              ) {
+                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
     const int lane = threadIdx.x & 31;
 #ifdef MS_CU_K4_LIST1
     /* Round 17B (-DMS_CU_K4_LIST1, off): the PF preloaded rounds at once: every flag first (the bins' tests and,
@@ -3345,9 +3341,6 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
                       (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
 #ifdef MS_CU_ONEREAD
             if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
-#ifdef MS_CU_K4_ORBIN
-            if (OR && orh && in) atomicAdd(&orh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
-#endif
 #endif
             inu[u] = in;
             balu[u] = __ballot_sync(0xffffffffu, in);
@@ -3378,9 +3371,6 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         /* round 13: K2 listed its chunk's top k' of C (min-p from the chunk's max): min-p's exact test from
          * the true m keeps those of S0 (ms_cu_from_y, as every other path decides it) */
         if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
-#ifdef MS_CU_K4_ORBIN
-        if (OR && orh && in) atomicAdd(&orh[ms_cu_lbin(c, lscale, (uint32_t)(v >> 32))], 1u);
-#endif
 #endif
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
@@ -3590,20 +3580,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
-#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
-    /* Round 17B (-DMS_CU_K4_ORBIN, off; measured in call 1: no trim left at flat B=64 but the step level there and
-     * +2.8 us at peaked B=64; not kept): a one-read row's list counts its min-p survivors in the candidate bins
-     * (ms_cu_lbin, from the true m: K4 knows it), S.cnt zeroed by the caller; when a trim would follow, the list is
-     * made again from the preloaded candidates with the bins up to the first where the running count reaches k'
-     * (ms_cu_lbin_bmax): an upper set in y of the survivors with at least k' of them (a key's bin depends on the
-     * key alone and does not fall as the key rises), so it holds their top k', ties included, as the lite rows'
-     * K2 bins do. The trim then sees a short list, usually none. */
-    uint32_t *orh = nullptr;
-    if (oneread && !c.inf_row && n_all > kk) {
-        lscale = lscale_pre;
-        orh = S.cnt;
-    }
-#endif
 #ifdef MS_CU_STAMPS_LIST
     if (pre[0] + pre[1] + pre[2] + pre[3] != 1) ms_cu_stamp_l(15); /* waits for thread 0's preloaded candidates */
     if (bmax != 1000u) ms_cu_stamp_l(13);
@@ -3613,11 +3589,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     int32_t n;
     for (;;) {
-            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
-#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
-                                  , orh
-#endif
-            );
+            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
@@ -3634,22 +3606,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         if (threadIdx.x == 0) *n_sh = 0;
         __syncthreads();
     }
-#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
-    if (orh && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) { /* the same verdict in every thread */
-        uint32_t hb2[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) hb2[j] = orh[8 * lane + j];
-        const uint32_t bm = ms_cu_lbin_bmax(hb2, kk);
-        if (bm < MS_CU_LBINS - 1) {
-            __syncthreads(); /* every thread has read *n_sh */
-            if (threadIdx.x == 0) *n_sh = 0;
-            __syncthreads();
-            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bm, c, lscale, pre, cand_sh, n_sh, oneread, nullptr);
-            __syncthreads();
-            n = *n_sh; /* >= kk: the survivors in the bins up to bm */
-        }
-    }
-#endif
     if (!dry) ms_cu_stamp(11);
     const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
 #ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
@@ -3742,10 +3698,6 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             for (int pass = a.k4warm ? 0 : 1; pass < 2; pass++) {
                 const bool dry = pass == 0;
                 if (threadIdx.x == 0) lite_n = 0;
-#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
-                if (OR) /* round 17B: the one-read rows' bins (ms_cu_k4_lite) */
-                    for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
-#endif
                 __syncthreads();
                 if (!dry) {
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
@@ -3756,10 +3708,6 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             }
             if (served) return;
 #else
-#if defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ORBIN)
-            if (OR) /* round 17B: the one-read rows' bins (ms_cu_k4_lite) */
-                for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
-#endif
             __syncthreads();
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
@@ -4356,13 +4304,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
-#if defined(MS_CU_K4_WARM_OR) && defined(MS_CU_ONEREAD)
-    /* Round 17B (-DMS_CU_K4_WARM_OR, off, a measurement; measured +1.5..+7.6 us at B >= 64: the dry pass ends after
-     * K3 and delays K4's wait; not kept): the warm-up in one-read steps too. Round 17B's stamps at
-     * flat B=64 put K4's blocks on their multiprocessors 3-5 us before their PDL wait ends (peaked: ~2 us), and
-     * each new stretch of the lean path's code then cost ~0.5-1 us (K2's pass over 39 MB of logits evicts it). */
-    if (a.oneread) a.k4warm = 1;
-#endif
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
