@@ -187,11 +187,21 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * or the block finish done; inside the one-warp finish (ms_cu_k4_warp2): 13 the counts and masses above,
  * 14 filtered (top-k / top-p), 15 the kept set's total (before the draw's test); round 15A: 16 K2's scan
  * done (lite and one-read rows: after the barrier that follows ms_cu_k2_scan / ms_cu_k2_scan1, before the
- * drain and the list); round 17C: 17 K4's exit (MS_CU_K4_ZERO builds: after the stats' zeroing, if any), 18 K0 entry. */
-#define MS_CU_NSTAMP 19
+ * drain and the list). Round 17B, inside K4's lean path (thread 0 of the block): 17 its preloaded candidates
+ * arrived, 18 its part of the list done (before the list's barrier), 19 the trim's smallest and largest key
+ * known (ms_cu_kth_key), 20 the trim's first radix level done, 21 the trim's k'-th key found, 22 the trim done
+ * (the list compacted), 23 the block finish's entries (keys, ids, masses) written (after its first barrier).
+ * Round 17B's row counters (ms_cu_stq, read by ms__cuda_stamps_q): 0 the row's candidates (cand_n), 1 those
+ * listed, 2 those left after the trim (the listed ones when none), 3 the trim's radix levels (0 when none), 4 a
+ * one-read row (0/1); the sum, the least and the largest over the lean rows, and the rows counted.
+ * Round 17C: 24 K4's exit (MS_CU_K4_ZERO builds: after the stats' zeroing, if any), 25 K0 entry (17 and 18 in
+ * round 17C's own build). */
+#define MS_CU_NSTAMP 26
+#define MS_CU_NSTQ 5
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
 __device__ int ms_cu_st_on;
+__device__ unsigned long long ms_cu_st_q[3 * MS_CU_NSTQ + 1]; /* sums, least, largest, rows */
 __device__ __forceinline__ void ms_cu_stamp(int e) {
     if (threadIdx.x == 0 && ms_cu_st_on) {
         unsigned long long t;
@@ -200,8 +210,17 @@ __device__ __forceinline__ void ms_cu_stamp(int e) {
         atomicMax(&ms_cu_st_hi[e], t);
     }
 }
+__device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by one thread a row */
+    if (ms_cu_st_on) {
+        atomicAdd(&ms_cu_st_q[q], v);
+        atomicMin(&ms_cu_st_q[MS_CU_NSTQ + q], v);
+        atomicMax(&ms_cu_st_q[2 * MS_CU_NSTQ + q], v);
+        if (q == 0) atomicAdd(&ms_cu_st_q[3 * MS_CU_NSTQ], 1ull);
+    }
+}
 #else
 #  define ms_cu_stamp(e) ((void)0)
+#  define ms_cu_stq(q, v) ((void)0)
 #endif
 
 __device__ __forceinline__ uint32_t ms_cu_key(float y) {
@@ -602,7 +621,28 @@ __device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, 
 /* The key v of the kk-th largest of a set (ties counted: fewer than kk keys above v, at least kk at or
  * above it), by an 8-bit radix descent over block-wide shared histograms. The set has more than kk
  * elements; each(f) calls f(key) for every element this thread owns. h: 256 shared words; res: 2. */
-template <class EACH>
+/* Round 17B (-DMS_CU_K4_TSEL, off): K4's trim (ms_cu_k4_trim) ends the descent early. After a level, when the
+ * digit holding the kk-th key counts at most 32 keys, those keys (the ones whose top bits equal the new
+ * prefix) are gathered into h[0..31] and warp 0 takes the need-th largest among them (ties counted: fewer
+ * than need above it, at least need at or above it): with the kk - need keys of the higher digits that is
+ * the kk-th key of the whole set, the value the remaining levels would have found. res: 4 words (2 without). */
+#ifdef MS_CU_K4_TSEL
+#  define MS_CU_KTH_EARLY true
+#else
+#  define MS_CU_KTH_EARLY false
+#endif
+/* Round 17B (-DMS_CU_K4_R17_LITE): round 17B's K4 switches (EARLYLD, LIST1, TSEL, and MS_CU_K4_PF) act in
+ * ms_cu_k4<false> only, the kernel of the lite steps (B < 52 at fp32 V=151936); ms_cu_k4<true>, the one-read
+ * steps' kernel, keeps the default's code (measured: they made the one-read steps 0.4-3.5 us slower). Validated
+ * and measured (bench/results/cuda_h200_2026-11-30-round17b.md): EARLYLD + LIST1 + TSEL + MS_CU_K4_PF=6 (G6), all
+ * tests and both sanitizers, full setting flat B=1 / 4 / 16 -1.3 / -1.7 / -2.2 us, one-read steps slower; with this
+ * switch (never run on a GPU yet) K4<false>'s PTX is G6's and K4<true>'s the default's. Off until a call validates it. */
+#ifdef MS_CU_K4_R17_LITE
+#  define MS_CU_R17(OR) (!(OR))
+#else
+#  define MS_CU_R17(OR) true
+#endif
+template <class EACH, int ST = 0, bool EARLY = false> /* ST: round 17B's stamps inside K4's trim (19..21, thread 0), 0: none */
 __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, uint32_t *res) {
     /* The keys of a row's survivors share their top bits (sign, most of the exponent): find the
      * common prefix of the smallest and largest key first and descend from the first digit where they
@@ -627,8 +667,10 @@ __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, ui
     lo = res[0];
     hi = res[1];
     __syncthreads();
+    if (ST) ms_cu_stamp(19);
     if (lo == hi) return lo; /* all equal */
     const int level0 = __clz(lo ^ hi) >> 3; /* whole leading bytes shared by every key */
+    if (ST && threadIdx.x == 0) ms_cu_stq(3, (unsigned long long)(4 - level0));
     uint32_t prefix = level0 > 0 ? lo >> (32 - 8 * level0) : 0, need = kk;
     for (int level = level0; level < 4; level++) {
         const int sh = 24 - 8 * level;
@@ -657,15 +699,43 @@ __device__ uint32_t ms_cu_kth_key(const EACH &each, uint32_t kk, uint32_t *h, ui
                 if (n && cc < need && cc + n >= need) { /* exactly one digit of one lane */
                     res[0] = (prefix << 8) | (uint32_t)d;
                     res[1] = need - cc;
+                    if (EARLY) res[2] = n;
                 }
                 cc += n;
             }
+            if (EARLY && lane == 0) res[3] = 0;
         }
         __syncthreads();
         prefix = res[0];
         need = res[1];
+        if (EARLY && level < 3 && res[2] <= 32u) { /* the same verdict in every thread (res[2] read after the barrier) */
+            each([&](uint32_t key) { /* h is free: warp 0 read it before the barrier */
+                if ((key >> sh) == prefix) h[atomicAdd(&res[3], 1u)] = key;
+            });
+            __syncthreads();
+            if (threadIdx.x < 32) {
+                const int lane = threadIdx.x;
+                const uint32_t cnt = res[2];
+                const uint32_t k = (uint32_t)lane < cnt ? h[lane] : 0u;
+                uint32_t gt = 0, ge = 0;
+                for (uint32_t j = 0; j < cnt; j++) {
+                    const uint32_t kj = h[j];
+                    gt += kj > k;
+                    ge += kj >= k;
+                }
+                const unsigned bal = __ballot_sync(0xffffffffu, (uint32_t)lane < cnt && gt < need && ge >= need);
+                if (lane == __ffs(bal) - 1) res[0] = k; /* bal != 0: the bin holds the need-th */
+            }
+            __syncthreads();
+            prefix = res[0];
+            __syncthreads(); /* every thread has read res before a later use of it */
+            if (ST) ms_cu_stamp(20);
+            break;
+        }
         __syncthreads();
+        if (ST && level == level0) ms_cu_stamp(20);
     }
+    if (ST) ms_cu_stamp(21);
     return prefix;
 }
 
@@ -833,7 +903,7 @@ __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0,
  * before it waits for K0, just ahead of its atomics. The stats are n rows of 8-byte words (the workspace is
  * 256-byte aligned); one block. */
 __global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n) {
-    ms_cu_stamp(18);
+    ms_cu_stamp(25);
     ms_cu_pdl_go();
     unsigned long long *w = (unsigned long long *)stats;
     const size_t nw = (size_t)n * sizeof(ms_cu_rowstat) / sizeof(unsigned long long);
@@ -3238,6 +3308,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         T[t] = p;
     }
     __syncthreads();
+    if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
     const uint32_t ki = i < n ? T[i].key : 0;
@@ -3313,12 +3384,45 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
-template <int PF, bool OR = false> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread) */
+template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
     const int lane = threadIdx.x & 31;
+#ifdef MS_CU_K4_LIST1
+    /* Round 17B (-DMS_CU_K4_LIST1, off): the PF preloaded rounds at once: every flag first (the bins' tests and,
+     * one-read, min-p's, independent of each other), then one shared atomic a warp for all of them, then the
+     * stores; the rounds past PF as before. The same entries, in another order (nothing after depends on it). */
+    if (L1) {
+        bool inu[PF];
+        unsigned balu[PF];
+        int32_t tot = 0;
+#pragma unroll
+        for (int u = 0; u < PF; u++) {
+            const int32_t i = u * (int32_t)blockDim.x + (int32_t)threadIdx.x;
+            const unsigned long long v = pre[u];
+            bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
+                      (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
+#ifdef MS_CU_ONEREAD
+            if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+#endif
+            inu[u] = in;
+            balu[u] = __ballot_sync(0xffffffffu, in);
+            tot += __popc(balu[u]);
+        }
+        int32_t base = 0;
+        if (lane == 0 && tot) base = atomicAdd(n_sh, tot);
+        base = __shfl_sync(0xffffffffu, base, 0);
+#pragma unroll
+        for (int u = 0; u < PF; u++) {
+            if (inu[u]) cand_sh[base + __popc(balu[u] & ((1u << lane) - 1))] = pre[u];
+            base += __popc(balu[u]);
+        }
+    }
+    for (int32_t i0 = L1 ? PF * (int32_t)blockDim.x : 0, j = L1 ? PF : 0; i0 < n_all; i0 += blockDim.x, j++) {
+#else
     for (int32_t i0 = 0, j = 0; i0 < n_all; i0 += blockDim.x, j++) {
+#endif
         const int32_t i = i0 + threadIdx.x;
         unsigned long long v = 0;
 #pragma unroll
@@ -3342,13 +3446,14 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
+template <int ST = 0, bool EARLY = MS_CU_KTH_EARLY> /* ST: round 17B's stamps (19..22); EARLY: -DMS_CU_K4_TSEL acts */
 __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
-    __shared__ uint32_t res[2];
+    __shared__ uint32_t res[EARLY ? 4 : 2];
     __shared__ int32_t n2;
     ms_cu_keys_sh ks;
     ks.v = cand_sh;
     ks.n = (uint32_t)n;
-    const uint32_t kth = ms_cu_kth_key(ks, (uint32_t)kk, S.cnt, res);
+    const uint32_t kth = ms_cu_kth_key<ms_cu_keys_sh, ST, EARLY>(ks, (uint32_t)kk, S.cnt, res);
     unsigned long long *tmp = cand_sh + MS_CU_CAND;
     if (threadIdx.x == 0) n2 = 0;
     __syncthreads();
@@ -3360,6 +3465,7 @@ __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, in
     n = n2;
     for (int32_t i = threadIdx.x; i < n; i += blockDim.x) cand_sh[i] = tmp[i];
     __syncthreads();
+    if (ST) ms_cu_stamp(22);
     return n;
 }
 
@@ -3402,9 +3508,15 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
 /* Round 16B: the fake row of K4's warm-up pass (set once by ms__cuda_init, read only): row max 0.0 (key
  * 0x80000000), 64 candidates of that key with ids 0..63 (the rest of the MS_CU_K4_PF x MS_CU_T4 the
  * speculative loads may touch: zero), all counted in bin 0, m0 = 64 * 2^40. */
+#ifdef MS_CU_K4_EARLYLD /* round 17B: read by 16-byte loads */
+__device__ __align__(16) ms_cu_rowstat ms_cu_warm_st;
+__device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
+__device__ __align__(16) uint32_t ms_cu_warm_h[MS_CU_LBINS];
+#else
 __device__ ms_cu_rowstat ms_cu_warm_st;
 __device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
 __device__ uint32_t ms_cu_warm_h[MS_CU_LBINS];
+#endif
 #endif
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
@@ -3471,13 +3583,43 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
-    constexpr int PF = MS_CU_K4_PF;
+    constexpr int PF = MS_CU_R17(OR) ? MS_CU_K4_PF : 4; /* round 17B: 4 in the one-read kernel with -DMS_CU_K4_R17_LITE */
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
+    static_assert(PF <= MS_CU_K4_PF, "the warm-up's candidates cover the speculative loads");
     unsigned long long pre[PF];
+    uint32_t mk, cand_n, bound, hb[8];
+#ifdef MS_CU_K4_EARLYLD
+  if (MS_CU_R17(OR)) {
+#ifdef MS_CU_K4_WARM
+    const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
+#else
+    const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
+#endif
+    /* Round 17B (-DMS_CU_K4_EARLYLD, off): ptxas sinks the default's plain loads below the early returns they
+     * do not feed (SASS, sm_90: the max key's load, its branch, then cand_n's load, its branch, then the
+     * candidates' and the bins' loads): three L2 round trips in a row after the PDL wait. Plain ld.global in
+     * volatile asm was sunk the same way (ptxas, not NVVM); ld.volatile is not: every load below is issued,
+     * in this order, before any branch (SASS: LDG.E.128/64.STRONG.SYS): the stats' first 16 bytes in one (max
+     * key, ticket, cand_n, bound), the PF candidates, the 8 bins in two 16-byte loads. The same words (the
+     * row's stats are 64-byte aligned, a lane's 8 bins 32-byte aligned), read after the same wait, from L2
+     * (K2 wrote them on other multiprocessors: L1 held none of them either way). */
+    uint32_t tk_;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+#pragma unroll
+    for (int j = 0; j < PF; j++) /* speculative: see above */
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
+  } else
+#endif
+  {
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
-    const uint32_t mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
-    uint32_t hb[8];
+    mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
 #ifdef MS_CU_K4_WARM
     const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
 #else
@@ -3485,6 +3627,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
+  }
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
@@ -3505,12 +3648,16 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (pre[0] + pre[1] + pre[2] + pre[3] != 1) ms_cu_stamp_l(15); /* waits for thread 0's preloaded candidates */
     if (bmax != 1000u) ms_cu_stamp_l(13);
 #endif
+#ifdef MS_CU_STAMPS /* round 17B: 17 waits for thread 0's preloaded candidates (their sum is never 1: a dependence) */
+    if (!dry && (pre[0] + pre[PF - 1] != 1ull)) ms_cu_stamp(17);
+#endif
     int32_t n;
     for (;;) {
-            ms_cu_k4_list<PF, OR>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
+            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
+        if (!dry) ms_cu_stamp(18);
         __syncthreads();
         n = *n_sh;
         /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
@@ -3541,7 +3688,24 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         if (oneread) atomicAdd(&ms_cu_or_rows[3], 1ull);
 #endif
     }
-    if (trim) n = ms_cu_k4_trim(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+#ifdef MS_CU_STAMPS
+    const int32_t n_list = n;
+#endif
+    if (trim) n = ms_cu_k4_trim<
+#ifdef MS_CU_STAMPS
+                                1
+#else
+                                0 /* one instantiation with the block path's */
+#endif
+                                , MS_CU_KTH_EARLY && MS_CU_R17(OR)>(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+#ifdef MS_CU_STAMPS
+    if (threadIdx.x == 0 && !dry) {
+        ms_cu_stq(0, cand_n);
+        ms_cu_stq(1, (unsigned long long)n_list);
+        ms_cu_stq(2, (unsigned long long)n);
+        ms_cu_stq(4, oneread ? 1ull : 0ull);
+    }
+#endif
     if (n <= MS_CU_WARP_N) {
         ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits, dry);
         if (!dry) ms_cu_stamp(12);
@@ -3579,7 +3743,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         __syncthreads();
         if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[blockIdx.x])[threadIdx.x] = 0;
     }
-    ms_cu_stamp(17);
+    ms_cu_stamp(24);
 }
 template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a) {
 #else
@@ -3708,7 +3872,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * compiled only without it. */
             uint32_t bmax = MS_CU_LBINS - 1;
             float lscale = 0.0f;
-            ms_cu_k4_list<PF>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
+            ms_cu_k4_list<PF, false, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, ms_cu_cand_sh, &n_sh);
             __syncthreads();
             /* Every filter keeps a subset of the candidates' top-k (k of whichever top-k runs; see
              * ms_cu_lite_k): keep only those, so that K4 sorts about k entries, not thousands. */
@@ -3721,7 +3885,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * ranked list exactly (the list holds the row's top-k of S0 as an upper set), which saves the
              * select's ~17 barriers. The HF order needs the trim: its top-p runs over the list first, and
              * the list's prefix masses are exact only within the top k'. */
-            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first)) n = ms_cu_k4_trim(ms_cu_cand_sh, n, kk, S);
+            if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first))
+                n = ms_cu_k4_trim<0, MS_CU_KTH_EARLY && MS_CU_R17(OR)>(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
                 if (threadIdx.x < 32) ms_cu_k4_warp2(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
@@ -4406,9 +4571,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[19], unsigned long long hi[19]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[26], unsigned long long hi[26]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 19, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 26, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
@@ -4427,6 +4592,23 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[19], unsigned long 
     return 1;
 #else
     (void)op, (void)lo, (void)hi;
+    return 0;
+#endif
+}
+
+/* Round 17B: K4's row counters (ms_cu_stq): op 1 clears them (sums 0, least all ones, largest 0, rows 0), op 0
+ * reads the 3 * 5 + 1 words (sums, least, largest, rows). Counted only while the stamps are armed. */
+extern "C" int ms__cuda_stamps_q(int op, unsigned long long q[16]) {
+#ifdef MS_CU_STAMPS
+    static_assert(3 * MS_CU_NSTQ + 1 == 16, "the hook's array");
+    if (op == 1) {
+        unsigned long long z[16];
+        for (int i = 0; i < 16; i++) z[i] = (i >= MS_CU_NSTQ && i < 2 * MS_CU_NSTQ) ? ~0ull : 0ull;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_st_q, z, sizeof z) == cudaSuccess ? 1 : -1;
+    }
+    return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyFromSymbol(q, ms_cu_st_q, 16 * 8) == cudaSuccess ? 1 : -1;
+#else
+    (void)op, (void)q;
     return 0;
 #endif
 }
