@@ -74,6 +74,30 @@
 #if !defined(MS_CU_NO_K4_ZERO) && !defined(MS_CU_K4_ZERO)
 #  define MS_CU_K4_ZERO
 #endif
+/* Twelfth session's final call (docs/cuda.md, docs/decisions.md): round 17A's histogram pass in two copies
+ * (MS_CU_K2_HSPLIT: top-p alone 4-16 % faster at B >= 16, the full setting level to +1 us) and round 17B's K4 for
+ * the lite steps (MS_CU_K4_R17_LITE with EARLYLD, LIST1, TSEL and a prefetch of 6: full setting flat B=1..16 1.3-2.2
+ * us faster; the one-read steps' K4 unchanged). -DMS_CU_NO_K2_HSPLIT and -DMS_CU_NO_K4_R17 build without them. */
+#if !defined(MS_CU_NO_K2_HSPLIT) && !defined(MS_CU_K2_HSPLIT)
+#  define MS_CU_K2_HSPLIT
+#endif
+#ifndef MS_CU_NO_K4_R17
+#  ifndef MS_CU_K4_R17_LITE
+#    define MS_CU_K4_R17_LITE
+#  endif
+#  ifndef MS_CU_K4_EARLYLD
+#    define MS_CU_K4_EARLYLD
+#  endif
+#  ifndef MS_CU_K4_LIST1
+#    define MS_CU_K4_LIST1
+#  endif
+#  ifndef MS_CU_K4_TSEL
+#    define MS_CU_K4_TSEL
+#  endif
+#  ifndef MS_CU_K4_PF
+#    define MS_CU_K4_PF 6
+#  endif
+#endif
 
 extern "C" {
 #include "ms_internal.h"
