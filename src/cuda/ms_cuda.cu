@@ -3468,12 +3468,74 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
     }
 }
 
+/* Round 17E (-DMS_CU_K4_TSEL_OR, off): round 17B's early-ending select (MS_CU_K4_TSEL) acts in ms_cu_k4<true>, the
+ * one-read steps' kernel, too (MS_CU_K4_R17_LITE keeps it, with 17B's other switches, to ms_cu_k4<false>).
+ * Round 17E (-DMS_CU_K4_RANKTRIM, off): in ms_cu_k4<true> a list of n <= blockDim.x entries is trimmed by counting
+ * (ms_cu_k4_trim), without the radix descent. */
+#if defined(MS_CU_K4_TSEL_OR) && defined(MS_CU_K4_TSEL)
+#  define MS_CU_TSEL(OR) (MS_CU_R17(OR) || (OR))
+#else
+#  define MS_CU_TSEL(OR) MS_CU_R17(OR)
+#endif
+#ifdef MS_CU_K4_RANKTRIM
+#  define MS_CU_RANK(OR) (OR)
+#else
+#  define MS_CU_RANK(OR) false
+#endif
+
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
-template <int ST = 0, bool EARLY = MS_CU_KTH_EARLY> /* ST: round 17B's stamps (19..22); EARLY: -DMS_CU_K4_TSEL acts */
+template <int ST = 0, bool EARLY = MS_CU_KTH_EARLY, bool RANK = false> /* ST: round 17B's stamps (19..22); EARLY: -DMS_CU_K4_TSEL acts; RANK: -DMS_CU_K4_RANKTRIM acts */
 __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
     __shared__ uint32_t res[EARLY ? 4 : 2];
     __shared__ int32_t n2;
+    if (RANK && n <= (int32_t)blockDim.x) {
+        /* Round 17E: thread t takes entry t and counts the entries whose key is strictly greater than its own;
+         * it keeps its entry iff that count is below kk. That is exactly the radix path's set {key >= kth}, kth
+         * the kk-th largest key (ties counted: fewer than kk keys above kth, at least kk at or above it):
+         * if key_t >= kth, every key above key_t is above kth, so fewer than kk of them: kept; if key_t < kth,
+         * every key >= kth (at least kk of them) is above key_t: dropped. The count loop reads the same shared
+         * word in every lane at once (a broadcast: no bank conflicts), two entries a 16-byte load; warps past
+         * the list skip it. The kept entries are then written back in place (after a barrier: every thread
+         * holds its entry in registers), one shared atomic a warp; their order does not matter to what follows
+         * (the radix path's compaction orders them by its atomics too). Nothing after the trim uses the
+         * k'-th key. */
+        const int lane = threadIdx.x & 31;
+        const int32_t t = (int32_t)threadIdx.x;
+        const unsigned long long v = t < n ? cand_sh[t] : 0ull;
+        const uint32_t key = (uint32_t)(v >> 32);
+        uint32_t gt = 0;
+        if (threadIdx.x == 0) n2 = 0;
+        if ((t & ~31) < n) { /* warp-uniform */
+            int32_t j0 = 0;
+            if (reinterpret_cast<uintptr_t>(cand_sh) & 15) { /* 16-byte loads from a 16-byte boundary */
+                gt += (uint32_t)(cand_sh[0] >> 32) > key;
+                j0 = 1;
+            }
+            const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(cand_sh + j0);
+            const int32_t np = (n - j0) >> 1;
+#pragma unroll 8
+            for (int32_t q = 0; q < np; q++) {
+                const ulonglong2 w = p[q];
+                gt += (uint32_t)(w.x >> 32) > key;
+                gt += (uint32_t)(w.y >> 32) > key;
+            }
+            if (j0 + 2 * np < n) gt += (uint32_t)(cand_sh[n - 1] >> 32) > key;
+        }
+        __syncthreads(); /* every count done (cand_sh read), n2 zeroed */
+        if (ST) ms_cu_stamp(21);
+        const bool keep = t < n && gt < (uint32_t)kk;
+        const unsigned bal = __ballot_sync(0xffffffffu, keep);
+        int32_t base = 0;
+        if (lane == 0 && bal) base = atomicAdd(&n2, __popc(bal));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (keep) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
+        __syncthreads();
+        n = n2;
+        __syncthreads(); /* every thread has read n2 before a later trim zeroes it */
+        if (ST) ms_cu_stamp(22);
+        return n;
+    }
     ms_cu_keys_sh ks;
     ks.v = cand_sh;
     ks.n = (uint32_t)n;
@@ -3721,7 +3783,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
                                 0 /* one instantiation with the block path's */
 #endif
-                                , MS_CU_KTH_EARLY && MS_CU_R17(OR)>(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+                                , MS_CU_KTH_EARLY && MS_CU_TSEL(OR), MS_CU_RANK(OR)>(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
 #ifdef MS_CU_STAMPS
     if (threadIdx.x == 0 && !dry) {
         ms_cu_stq(0, cand_n);
@@ -3910,7 +3972,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
              * select's ~17 barriers. The HF order needs the trim: its top-p runs over the list first, and
              * the list's prefix masses are exact only within the top k'. */
             if (kk > 0 && n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first))
-                n = ms_cu_k4_trim<0, MS_CU_KTH_EARLY && MS_CU_R17(OR)>(ms_cu_cand_sh, n, kk, S);
+                n = ms_cu_k4_trim<0, MS_CU_KTH_EARLY && MS_CU_TSEL(OR), MS_CU_RANK(OR)>(ms_cu_cand_sh, n, kk, S);
             /* the candidates are not all of S0: top-p over S0 needs S0's mass */
             if (n <= MS_CU_WARP_N) { /* the usual case after the trim: one warp finishes the row */
                 if (threadIdx.x < 32) ms_cu_k4_warp2(a, r, c, f, ms_cu_cand_sh, n, st->m0, ms_cu_cand_sh + MS_CU_CAND);
