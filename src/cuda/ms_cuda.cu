@@ -176,11 +176,9 @@ typedef struct ms_cu_state {
 
 /* ---- small device helpers ------------------------------------------------------------------ */
 
-#ifdef MS_CU_K2_HSPLIT
-template <bool B> struct ms_cu_tag { static constexpr bool v = B; }; /* round 17A: a loop's copy chosen at compile time */
-#  ifndef MS_CU_K2_HSPLIT_MPNG /* round 17A: groups in flight a thread in the min-p rows' copy of K2's histogram pass */
-#    define MS_CU_K2_HSPLIT_MPNG MS_CU_K2_NG
-#  endif
+template <int M> struct ms_cu_hmode { static constexpr int v = M; }; /* round 17A: K2's histogram pass's copy, chosen at compile time */
+#ifndef MS_CU_K2_HSPLIT_MPNG /* round 17A: groups in flight a thread in the min-p rows' copy of K2's histogram pass */
+#  define MS_CU_K2_HSPLIT_MPNG MS_CU_K2_NG
 #endif
 
 /* Programmatic dependent launch (round 5): K2, K3 and K4 are launched with the programmatic stream
@@ -645,7 +643,7 @@ __device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, 
 /* The key v of the kk-th largest of a set (ties counted: fewer than kk keys above v, at least kk at or
  * above it), by an 8-bit radix descent over block-wide shared histograms. The set has more than kk
  * elements; each(f) calls f(key) for every element this thread owns. h: 256 shared words; res: 2. */
-/* Round 17B (-DMS_CU_K4_TSEL, off): K4's trim (ms_cu_k4_trim) ends the descent early. After a level, when the
+/* Round 17B (MS_CU_K4_TSEL, on with MS_CU_K4_R17_LITE since the twelfth session's final call): K4's trim (ms_cu_k4_trim) ends the descent early. After a level, when the
  * digit holding the kk-th key counts at most 32 keys, those keys (the ones whose top bits equal the new
  * prefix) are gathered into h[0..31] and warp 0 takes the need-th largest among them (ties counted: fewer
  * than need above it, at least need at or above it): with the kk - need keys of the higher digits that is
@@ -660,7 +658,8 @@ __device__ __forceinline__ uint32_t ms_cu_lbin(const ms_cu_row &c, float scale, 
  * steps' kernel, keeps the default's code (measured: they made the one-read steps 0.4-3.5 us slower). Validated
  * and measured (bench/results/cuda_h200_2026-11-30-round17b.md): EARLYLD + LIST1 + TSEL + MS_CU_K4_PF=6 (G6), all
  * tests and both sanitizers, full setting flat B=1 / 4 / 16 -1.3 / -1.7 / -2.2 us, one-read steps slower; with this
- * switch (never run on a GPU yet) K4<false>'s PTX is G6's and K4<true>'s the default's. Off until a call validates it. */
+ * switch K4<false>'s PTX is G6's and K4<true>'s the code before. On (with the four) since the twelfth session's final
+ * call, which ran this code for the first time: all CUDA tests, memcheck, racecheck (session12-final.md). */
 #ifdef MS_CU_K4_R17_LITE
 #  define MS_CU_R17(OR) (!(OR))
 #else
@@ -1897,24 +1896,25 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     /* min-p rows: S0 is usually small, so gather all of it now (K4 then needs no K3 pass) */
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-#ifdef MS_CU_K2_HSPLIT
-    /* Round 17A (-DMS_CU_K2_HSPLIT): the pass in two copies, one for rows without min-p (split: top-p alone, the
-     * common case) and one for min-p rows (64-bit masses, the staging), chosen once per block: each copy's loop keeps
-     * only its own values live (ptxas sm_90: 5 / 7 local stores / loads in the top-p copy's loop against the one
-     * loop's 18 / 41). The same operations per token as the one loop with split and c.minp_on tested inside it
-     * (split == !c.minp_on). Measured (H200, docs/cuda.md round 17A): top-p alone 4-16 % faster at B >= 16 (B=64
-     * -17 us, B=256 -75), but the full setting level to +0.7 us (K2's other code allocated differently): off. Tested
-     * (all CUDA tests, memcheck, racecheck) only together with two switches since removed. */
-    auto hpass = [&](auto mp) {
-        constexpr bool MP = decltype(mp)::v;
-        ms_cu_for_chunk<(MP ? MS_CU_K2_HSPLIT_MPNG : MS_CU_K2_NG)>(c, t0, t1, [&](int32_t t, float x) {
+    /* Round 17A (MS_CU_K2_HSPLIT, on since the twelfth session's final call; -DMS_CU_NO_K2_HSPLIT: the one loop before
+     * it): the pass in two copies, one for rows without min-p (split: top-p alone, the common case) and one for
+     * min-p rows (64-bit masses, the staging), chosen once per block: each copy's loop keeps only its own values
+     * live (ptxas sm_90: 5 / 7 local stores / loads in the top-p copy's loop against the one loop's 18 / 41). The
+     * same operations per token as the one loop, which tests split and c.minp_on inside it (split == !c.minp_on).
+     * Measured (H200, docs/cuda.md round 17A and the twelfth session's final call): top-p alone 2-16 % faster at
+     * B >= 4, the full setting level to +0.6 us at B=256. hpass(ms_cu_hmode<M>): M 0 the one loop, 1 the min-p
+     * rows' copy, 2 the others'. */
+    auto hpass = [&](auto mode) {
+        constexpr int M = decltype(mode)::v;
+        constexpr int NG = M == 1 ? MS_CU_K2_HSPLIT_MPNG : MS_CU_K2_NG;
+        ms_cu_for_chunk<NG>(c, t0, t1, [&](int32_t t, float x) {
             ms_cu_elem e;
             e.s0 = false;
             if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
             if (e.s0) {
                 uint32_t b = e.key >> (32 - MS_CU_HBITS);
                 atomicAdd(&scnt[b], 1u);
-                if (e.q && !MP) {
+                if (e.q && (M == 0 ? split : M == 2)) {
                     atomicAdd(&slo[b], (uint32_t)e.q & 0xffffu);
                     atomicAdd(&smid[b], (uint32_t)(e.q >> 16) & 0xffffu);
                     atomicAdd(&shi[b], (uint32_t)(e.q >> 32));
@@ -1922,7 +1922,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                     atomicAdd(&smass[b], (unsigned long long)e.q);
                 }
             }
-            if (MP && e.s0) {
+            if ((M == 0 ? c.minp_on : M == 1) && e.s0) {
+                /* staged in shared memory: atomics on the row's one global counter serialise */
                 const unsigned long long v = ((unsigned long long)e.key << 32) | (uint32_t)t;
                 uint32_t i = atomicAdd(&sn, 1u);
                 if (i < MS_CU_STAGE_SH) {
@@ -1934,36 +1935,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
             }
         });
     };
-    if (split) hpass(ms_cu_tag<false>());
-    else hpass(ms_cu_tag<true>());
+#ifdef MS_CU_K2_HSPLIT
+    if (split) hpass(ms_cu_hmode<2>());
+    else hpass(ms_cu_hmode<1>());
 #else
-    ms_cu_for_chunk<MS_CU_K2_NG>(c, t0, t1, [&](int32_t t, float x) {
-        ms_cu_elem e;
-        e.s0 = false;
-        if (!(x < c.xcut)) e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-        if (e.s0) {
-            uint32_t b = e.key >> (32 - MS_CU_HBITS);
-            atomicAdd(&scnt[b], 1u);
-            if (e.q && split) {
-                atomicAdd(&slo[b], (uint32_t)e.q & 0xffffu);
-                atomicAdd(&smid[b], (uint32_t)(e.q >> 16) & 0xffffu);
-                atomicAdd(&shi[b], (uint32_t)(e.q >> 32));
-            } else if (e.q) {
-                atomicAdd(&smass[b], (unsigned long long)e.q);
-            }
-        }
-        if (c.minp_on && e.s0) {
-            /* staged in shared memory: atomics on the row's one global counter serialise */
-            const unsigned long long v = ((unsigned long long)e.key << 32) | (uint32_t)t;
-            uint32_t i = atomicAdd(&sn, 1u);
-            if (i < MS_CU_STAGE_SH) {
-                sbuf[i] = v;
-            } else {
-                i = atomicAdd(&st->cand_n, 1u);
-                if (i < MS_CU_CAND) cand[i] = v;
-            }
-        }
-    });
+    hpass(ms_cu_hmode<0>());
 #endif
     __syncthreads();
     if (c.minp_on) { /* one global atomic per block for the staged survivors */
@@ -3414,7 +3390,7 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
     const int lane = threadIdx.x & 31;
 #ifdef MS_CU_K4_LIST1
-    /* Round 17B (-DMS_CU_K4_LIST1, off): the PF preloaded rounds at once: every flag first (the bins' tests and,
+    /* Round 17B (MS_CU_K4_LIST1, on with MS_CU_K4_R17_LITE since the twelfth session's final call): the PF preloaded rounds at once: every flag first (the bins' tests and,
      * one-read, min-p's, independent of each other), then one shared atomic a warp for all of them, then the
      * stores; the rounds past PF as before. The same entries, in another order (nothing after depends on it). */
     if (L1) {
@@ -3681,7 +3657,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
     const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #endif
-    /* Round 17B (-DMS_CU_K4_EARLYLD, off): ptxas sinks the default's plain loads below the early returns they
+    /* Round 17B (MS_CU_K4_EARLYLD, on with MS_CU_K4_R17_LITE since the twelfth session's final call): ptxas sinks the default's plain loads below the early returns they
      * do not feed (SASS, sm_90: the max key's load, its branch, then cand_n's load, its branch, then the
      * candidates' and the bins' loads): three L2 round trips in a row after the PDL wait. Plain ld.global in
      * volatile asm was sunk the same way (ptxas, not NVVM); ld.volatile is not: every load below is issued,
