@@ -3570,16 +3570,20 @@ __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int
 /* Round 16B: the fake row of K4's warm-up pass (set once by ms__cuda_init, read only): row max 0.0 (key
  * 0x80000000), 64 candidates of that key with ids 0..63 (the rest of the MS_CU_K4_PF x MS_CU_T4 the
  * speculative loads may touch: zero), all counted in bin 0, m0 = 64 * 2^40. */
-#ifdef MS_CU_K4_EARLYLD /* round 17B: read by 16-byte loads */
-__device__ __align__(16) ms_cu_rowstat ms_cu_warm_st;
+__device__ __align__(16) ms_cu_rowstat ms_cu_warm_st; /* 16-byte aligned: round 17B's MS_CU_K4_EARLYLD loads */
 __device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
 __device__ __align__(16) uint32_t ms_cu_warm_h[MS_CU_LBINS];
+#endif
+/* The 8 candidate-histogram bins lane `lane` of K4's lean path reads (bins 8 lane .. 8 lane + 7): the row's, or
+ * in round 16B's warm-up pass (dry) the fake row's. */
+__device__ __forceinline__ const uint32_t *ms_cu_k4_hrow(const ms_cu_args &a, int32_t r, int lane, bool dry) {
+#ifdef MS_CU_K4_WARM
+    return (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
 #else
-__device__ ms_cu_rowstat ms_cu_warm_st;
-__device__ unsigned long long ms_cu_warm_cand[MS_CU_K4_PF * MS_CU_T4];
-__device__ uint32_t ms_cu_warm_h[MS_CU_LBINS];
+    (void)dry;
+    return a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #endif
-#endif
+}
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
  * candidates loaded by one warp) and faster on peaked ones (B=64 49.2 -> 44.9): what K4 costs at small B is
@@ -3652,11 +3656,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     uint32_t mk, cand_n, bound, hb[8];
 #ifdef MS_CU_K4_EARLYLD
   if (MS_CU_R17(OR)) {
-#ifdef MS_CU_K4_WARM
-    const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
-#else
-    const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
-#endif
+    const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
     /* Round 17B (MS_CU_K4_EARLYLD, on with MS_CU_K4_R17_LITE since the twelfth session's final call): ptxas sinks the default's plain loads below the early returns they
      * do not feed (SASS, sm_90: the max key's load, its branch, then cand_n's load, its branch, then the
      * candidates' and the bins' loads): three L2 round trips in a row after the PDL wait. Plain ld.global in
@@ -3682,11 +3682,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
-#ifdef MS_CU_K4_WARM
-    const uint32_t *hrow = (dry ? ms_cu_warm_h : a.hcnt + (size_t)r * MS_CU_HB) + 8 * lane;
-#else
-    const uint32_t *hrow = a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
-#endif
+    const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
   }
