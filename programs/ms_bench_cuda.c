@@ -287,9 +287,9 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     BCU(cudaMalloc(&ws, wsb));
     /* Round 17C: the resource's own workspace (workspace NULL, what ms_sample and the simplest use of
      * ms_cuda_sample_rows take), where a build with MS_CU_K4_ZERO (the default since round 17C) runs no K0;
-     * MS_BENCH_CALLERWS=1 samples with a caller's workspace instead (K0 in every step). Twelfth session: the
-     * default (it was the caller's, and MS_BENCH_OWNWS=1 chose the own one, which is still accepted). */
-    void *ws_use = getenv("MS_BENCH_CALLERWS") && !getenv("MS_BENCH_OWNWS") ? ws : NULL;
+     * MS_BENCH_CALLERWS=1 samples with a caller's workspace instead (K0 in every step). The default since the
+     * twelfth session (before it the caller's, and round 17C's MS_BENCH_OWNWS=1, now without effect, chose this). */
+    void *ws_use = getenv("MS_BENCH_CALLERWS") ? ws : NULL;
     const size_t wsb_use = ws_use ? wsb : 0;
     BCU(cudaMemcpy(dx, hin, set_bytes, cudaMemcpyHostToDevice));
     for (size_t i = 1; i < nsets; i++) BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
