@@ -98,6 +98,12 @@
 #    define MS_CU_K4_PF 6
 #  endif
 #endif
+/* Thirteenth session (docs/cuda.md, docs/decisions.md): round 17E's early-ending select in the one-read steps' K4
+ * too (MS_CU_K4_TSEL_OR; H200, full setting V=151936 flat B=52 / 64 / 128 / 256 1.4 / 1.6 / 1.5 / 2.6 us faster,
+ * peaked level; validated: all 16 CUDA tests, memcheck, racecheck). -DMS_CU_NO_K4_TSEL_OR builds without it. */
+#if !defined(MS_CU_NO_K4_TSEL_OR) && !defined(MS_CU_NO_K4_R17) && !defined(MS_CU_K4_TSEL_OR)
+#  define MS_CU_K4_TSEL_OR
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -3444,7 +3450,7 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
     }
 }
 
-/* Round 17E (-DMS_CU_K4_TSEL_OR, off): round 17B's early-ending select (MS_CU_K4_TSEL) acts in ms_cu_k4<true>, the
+/* Round 17E (MS_CU_K4_TSEL_OR, on since the thirteenth session): round 17B's early-ending select (MS_CU_K4_TSEL) acts in ms_cu_k4<true>, the
  * one-read steps' kernel, too (MS_CU_K4_R17_LITE keeps it, with 17B's other switches, to ms_cu_k4<false>).
  * Round 17E (-DMS_CU_K4_RANKTRIM, off): in ms_cu_k4<true> a list of n <= blockDim.x entries is trimmed by counting
  * (ms_cu_k4_trim), without the radix descent. */
