@@ -99,7 +99,7 @@
 #  endif
 #endif
 /* Thirteenth session (docs/cuda.md, docs/decisions.md): round 17E's early-ending select in the one-read steps' K4
- * too (MS_CU_K4_TSEL_OR; H200, full setting V=151936 flat B=52 / 64 / 128 / 256 1.4 / 1.6 / 1.5 / 2.6 us faster,
+ * too (MS_CU_K4_TSEL_OR; H200, full setting V=151936 flat B=52 / 64 / 128 / 256 1.4 / 1.7 / 1.5 / 2.6 us faster,
  * peaked level; validated: all 16 CUDA tests, memcheck, racecheck). -DMS_CU_NO_K4_TSEL_OR builds without it. */
 #if !defined(MS_CU_NO_K4_TSEL_OR) && !defined(MS_CU_NO_K4_R17) && !defined(MS_CU_K4_TSEL_OR)
 #  define MS_CU_K4_TSEL_OR
