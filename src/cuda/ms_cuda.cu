@@ -1854,6 +1854,20 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * at least k', as round 12's from m; or the radix select), listed; nothing counted in the candidate bins,
      * which K4 does not read for these rows */
     if (ns > MS_CU_STAGE_SH && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[2], 1ull);
+#ifdef MS_CU_OR_TAIL
+    /* Round 18A (-DMS_CU_OR_TAIL): a chunk with at most k' tokens of C lists them all without compaction (as round
+     * 16B's lite tail): ms_cu_k2_list keeps every entry then (no bin cut, kth 0, no candidate bins in this path),
+     * only at other positions of the row's list, whose order nothing reads (K4 trims and draws by key and id).
+     * One global atomic and one barrier instead of three barriers and a shared atomic an entry. */
+    if (ns <= kk) {
+        if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
+        __syncthreads();
+        unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+        for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
+            if (sbase + i < MS_CU_CAND) cand[sbase + i] = sbuf[i];
+        return;
+    }
+#endif
     ms_cu_k2_list<false>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 #ifndef MS_CU_OR_CNT1
 #  undef cnt_all
