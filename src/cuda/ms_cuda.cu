@@ -98,6 +98,27 @@
 #    define MS_CU_K4_PF 6
 #  endif
 #endif
+/* Round 18A (docs/cuda.md), off: -DMS_CU_OR_R18 builds the one-read K2 with its four changes (MS_CU_OR_EARLY, the
+ * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
+ * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
+ * V=151936 fp32, two runs each: B=64 flat 46.69 -> 44.78 us, peaked 36.50 -> 31.70; B=52..256 flat 1.9-4.7 us, peaked
+ * 3.5-7.2 us faster; top-p alone level;
+ * exact (all 16 CUDA tests, memcheck clean), but racecheck was cut by the call's time before cuda_identity_k2_stage,
+ * cuda_identity_oneread and cuda_identity_ring: on once a san step has passed on this build. */
+#ifdef MS_CU_OR_R18
+#  ifndef MS_CU_OR_EARLY
+#    define MS_CU_OR_EARLY
+#  endif
+#  ifndef MS_CU_OR_CNT1
+#    define MS_CU_OR_CNT1
+#  endif
+#  ifndef MS_CU_OR_F32
+#    define MS_CU_OR_F32
+#  endif
+#  ifndef MS_CU_OR_TAIL
+#    define MS_CU_OR_TAIL
+#  endif
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -1450,19 +1471,10 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
  * against the y of a point between it and the counted bins (ms_cu_or_tkcut): the same argument, without a
  * division per staged token. */
 #define MS_CU_OBINS 128
-#ifndef MS_CU_OR_BK /* round 18A: the one-read pass's bookkeeping (bound, cut, top-k' scan) every MS_CU_OR_BK-th step (a power of 2) */
-#  define MS_CU_OR_BK 1
-#endif
-#ifndef MS_CU_OR_NG /* round 18A: the one-read pass's groups in flight a thread (ms_cu_k2_scan1) */
-#  define MS_CU_OR_NG MS_CU_K2_NG
-#endif
 #ifndef MS_CU_OR_SCAN /* a warp finds the cut every MS_CU_OR_SCAN-th step (a power of 2; a tunable). 8 since the
                        * ninth session: 0.2-1.2 us a step faster than 4 at B=128 and 256 (H200, both shapes) */
 #  define MS_CU_OR_SCAN 8
 #endif
-/* round 18A: the top-k' scan's period counted in bookkeeping steps (MS_CU_OR_BK), so that it stays every
- * MS_CU_OR_SCAN-th step of a warp */
-#define MS_CU_OR_SCAN_BK (MS_CU_OR_SCAN / MS_CU_OR_BK > 1 ? MS_CU_OR_SCAN / MS_CU_OR_BK : 1)
 __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     /* y: the staged value, of y or of x (MS_CU_OR_XBINS) as ry; ry finite, y not NaN: -inf for y = +inf, +inf for -inf */
     const float v = (ry - y) * sc;
@@ -1522,20 +1534,6 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
  * Returns the thread's max of x over all its tokens (the tail's too). An unaligned chunk would test its
  * tokens one by one against -inf (every token staged: slow, exact); ms_cu_onread leaves such rows out, so
  * only a chunk's last 1-3 tokens come here. Rows without a window penalty only. */
-#if defined(MS_CU_OR_PFD) || defined(MS_CU_OR_PFA)
-/* Round 18A: L2 prefetches for the one-read pass (no value read, nothing written: exactness is untouched).
- * ms_cu_or_pf: this thread's NG groups from t (t + u step, those before tv; fp32 16 B, fp16 / bf16 8 B a group). */
-template <int NG>
-__device__ __forceinline__ void ms_cu_or_pf(const ms_cu_row &c, int32_t t, int32_t step, int32_t tv, size_t es) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-    for (int u = 0; u < NG; u++)
-        if (t + u * step < tv)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global((const char *)c.row + (size_t)(t + u * step) * es)));
-#endif
-}
-#endif
-
 #ifdef MS_CU_OR_F32
 /* Round 18A (-DMS_CU_OR_F32): ms_cu_load_groups for fp32 rows, without the dtype's test a group (the one-read pass's
  * copy for fp32, below): the same loads and values. */
@@ -1571,9 +1569,6 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     bool tk = false;         /* round 14: the online top-k' cut runs (block-uniform, set at the first step) */
     float ry = 0.0f, osc = 0.0f; /* its reference and bin scale (ms_cu_obin): of x with MS_CU_OR_XBINS, else of y */
     uint32_t ns = 0;         /* this warp's steps */
-#if MS_CU_OR_BK > 1
-    uint32_t bks = 0;        /* round 18A: this warp's steps, for MS_CU_OR_BK */
-#endif
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
     if (vec) {
@@ -1589,20 +1584,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_STAMPS
         bool half = false; /* round 18A: event 27 once (thread 0) */
 #endif
-#ifdef MS_CU_OR_PFD
-        /* Round 18A (-DMS_CU_OR_PFD=d): each thread asks L2 for its own groups d iterations ahead (prefetch.global.L2,
-         * no register held), so each iteration's loads wait for L2 rather than DRAM. Only where the data goes:
-         * the values loaded, and every test on them, are the same. Iterations 1..d-1 are asked for here. */
-        if (!RG)
-            for (int d = 1; d < MS_CU_OR_PFD; d++)
-                ms_cu_or_pf<NG>(c, t0 + (int32_t)threadIdx.x * 4 + d * NG * step, step, tv, es);
-#endif
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-#ifdef MS_CU_OR_PFD
-            if (!RG) ms_cu_or_pf<NG>(c, t + MS_CU_OR_PFD * NG * step, step, tv, es);
-#endif
 #ifdef MS_CU_STAMPS
             if (!half && tb - t0 >= (tv - t0) / 2) {
                 half = true;
@@ -1639,13 +1623,6 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 s0 = (s0 + NG) % MS_CU_RING;
             }
             /* the block's max so far: tokens of this chunk, so a lower bound of its max */
-#if MS_CU_OR_BK > 1
-            /* Round 18A (-DMS_CU_OR_BK=n): the bound, the cut and the top-k' scan every n-th step of a warp (the first
-             * always: its barrier). Exact as before: a cut from an older bound or an older top-k' count is a valid
-             * cut (lower, so more tokens staged), and the chunk's max comes from every thread's rm after the scan. */
-            const bool bkp = first || ((bks++ + (threadIdx.x >> 5)) & (MS_CU_OR_BK - 1)) == 0; /* warp-uniform */
-            if (bkp) {
-#endif
             uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
             if (first) {
                 if (lane == 0) {
@@ -1689,7 +1666,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 }
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
-                if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN_BK - 1)) == 0) {
+                if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) {
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
                     if (nk > tkk) {
                         tkk = nk;
@@ -1700,9 +1677,6 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ns++;
             }
             if (rc) cut = tkk ? fmaxf(mcut, ms_cu_unkey(tkk)) : mcut; /* warp-uniform */
-#if MS_CU_OR_BK > 1
-            }
-#endif
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -1750,24 +1724,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     __shared__ uint32_t res[2], keepn, sbase, smax, sref, stk;
     uint32_t *rn = res; /* the pass stage's count (res is free until the bin cut or the select) */
     uint32_t *oh = h + 1024; /* round 14: the top-k' cut's bins (h's first 256 words serve the list, after the pass) */
-#if defined(MS_CU_OR_PFA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* Round 18A (-DMS_CU_OR_PFA): the whole chunk asked of L2 at once (cp.async.bulk.prefetch.L2, lane 0 of each
-     * warp an eighth of it, 16-byte aligned pieces inside the chunk), so that the pass's loads wait for L2 rather
-     * than DRAM. Nothing is read into registers or written: exactness is untouched. */
-    if ((threadIdx.x & 31) == 0) {
-        const int32_t ch = ((a.V + a.G - 1) / a.G + 7) & ~7;
-        const int32_t p0 = g * ch, p1 = min(a.V, p0 + ch);
-        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-        const size_t b0 = ((size_t)__cvta_generic_to_global((const char *)c.row + (size_t)p0 * es) + 15) & ~(size_t)15;
-        const size_t b1 = (size_t)__cvta_generic_to_global((const char *)c.row + (size_t)p1 * es) & ~(size_t)15;
-        const int nw = (int)(blockDim.x >> 5), w = (int)(threadIdx.x >> 5);
-        if (b1 > b0) {
-            const size_t piece = (((b1 - b0) + nw - 1) / nw + 15) & ~(size_t)15;
-            const size_t q0 = b0 + (size_t)w * piece, q1 = min(b1, q0 + piece);
-            if (q1 > q0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(q0), "r"((uint32_t)(q1 - q0)) : "memory");
-        }
-    }
-#endif
     if (threadIdx.x == 0) {
         *rn = 0;
         *sn = 0;
@@ -1896,7 +1852,7 @@ __device__ __forceinline__ bool ms_cu_k2_or_early(const ms_cu_args &a, int32_t r
     if (c.greedy) return false;
     const ms_cu_filt f1 = ms_cu_filters(c);
     if (!ms_cu_onread(a, c.row, c, f1)) return false;
-    ms_cu_k2_one<MS_CU_OR_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, sn, smass);
+    ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, sn, smass);
     return true;
 }
 #endif
@@ -2024,7 +1980,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (OR) {
         const ms_cu_filt f1 = ms_cu_filters(c);
         if (ms_cu_onread(a, c.row, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
-            ms_cu_k2_one<MS_CU_OR_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
+            ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
             return;
