@@ -98,14 +98,15 @@
 #    define MS_CU_K4_PF 6
 #  endif
 #endif
-/* Round 18A (docs/cuda.md), off: -DMS_CU_OR_R18 builds the one-read K2 with its four changes (MS_CU_OR_EARLY, the
+/* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
  * V=151936 fp32, two runs each: B=64 flat 46.69 -> 44.78 us, peaked 36.50 -> 31.70; B=52..256 flat 1.9-4.7 us, peaked
  * 3.5-7.2 us faster; top-p alone level;
  * exact (all 16 CUDA tests, memcheck clean), but racecheck was cut by the call's time before cuda_identity_k2_stage,
- * cuda_identity_oneread and cuda_identity_ring: on once a san step has passed on this build. */
-#ifdef MS_CU_OR_R18
+ * cuda_identity_oneread and cuda_identity_ring: on once a san step has passed on this build (the lead's call did).
+ * -DMS_CU_NO_OR_R18 builds without them. */
+#ifndef MS_CU_NO_OR_R18
 #  ifndef MS_CU_OR_EARLY
 #    define MS_CU_OR_EARLY
 #  endif
