@@ -104,6 +104,28 @@
 #if !defined(MS_CU_NO_K4_TSEL_OR) && !defined(MS_CU_NO_K4_R17) && !defined(MS_CU_K4_TSEL_OR)
 #  define MS_CU_K4_TSEL_OR
 #endif
+/* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
+ * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
+ * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
+ * V=151936 fp32, two runs each: B=64 flat 46.69 -> 44.78 us, peaked 36.50 -> 31.70; B=52..256 flat 1.9-4.7 us, peaked
+ * 3.5-7.2 us faster; top-p alone level;
+ * exact (all 16 CUDA tests, memcheck clean), but racecheck was cut by the call's time before cuda_identity_k2_stage,
+ * cuda_identity_oneread and cuda_identity_ring: on once a san step has passed on this build (the lead's call did).
+ * -DMS_CU_NO_OR_R18 builds without them. */
+#ifndef MS_CU_NO_OR_R18
+#  ifndef MS_CU_OR_EARLY
+#    define MS_CU_OR_EARLY
+#  endif
+#  ifndef MS_CU_OR_CNT1
+#    define MS_CU_OR_CNT1
+#  endif
+#  ifndef MS_CU_OR_F32
+#    define MS_CU_OR_F32
+#  endif
+#  ifndef MS_CU_OR_TAIL
+#    define MS_CU_OR_TAIL
+#  endif
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -223,8 +245,9 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * listed, 2 those left after the trim (the listed ones when none), 3 the trim's radix levels (0 when none), 4 a
  * one-read row (0/1); the sum, the least and the largest over the lean rows, and the rows counted.
  * Round 17C: 24 K4's exit (MS_CU_K4_ZERO builds: after the stats' zeroing, if any), 25 K0 entry (17 and 18 in
- * round 17C's own build). */
-#define MS_CU_NSTAMP 26
+ * round 17C's own build). Round 18A (one-read K2, ms_cu_k2_scan1, thread 0 of the block): 26 the first step's barrier
+ * passed, 27 the scan loop past half the chunk's whole groups. 28 and 29: round 18B. */
+#define MS_CU_NSTAMP 30
 #define MS_CU_NSTQ 5
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
@@ -1518,7 +1541,26 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
  * Returns the thread's max of x over all its tokens (the tail's too). An unaligned chunk would test its
  * tokens one by one against -inf (every token staged: slow, exact); ms_cu_onread leaves such rows out, so
  * only a chunk's last 1-3 tokens come here. Rows without a window penalty only. */
+#ifdef MS_CU_OR_F32
+/* Round 18A (-DMS_CU_OR_F32): ms_cu_load_groups for fp32 rows, without the dtype's test a group (the one-read pass's
+ * copy for fp32, below): the same loads and values. */
+template <int NG>
+__device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_t t, int32_t step, int32_t tv,
+                                                      float (&v)[NG][4], uint32_t (&words)[NG]) {
+#pragma unroll
+    for (int u = 0; u < NG; u++) {
+        words[u] = 0;
+        if (t + u * step < tv) {
+            const float4 q = *(const float4 *)((const float *)c.row + t + u * step);
+            v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
+            if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+        }
+    }
+}
+template <int NG, bool RG, class P, int DT = -1> /* RG: as ms_cu_k2_scan; DT 0: the row is fp32 (MS_CU_OR_F32) */
+#else
 template <int NG, bool RG, class P> /* RG: as ms_cu_k2_scan */
+#endif
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
                                                 uint32_t kk, uint32_t *smax, uint32_t *sref, uint32_t *stk,
                                                 uint32_t *oh, const ms_cu_ring &rg, P pass) {
@@ -1546,10 +1588,22 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
         bool first = tv - t0 >= NG * step;
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
         if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
+#ifdef MS_CU_STAMPS
+        bool half = false; /* round 18A: event 27 once (thread 0) */
+#endif
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
+#ifdef MS_CU_STAMPS
+            if (!half && tb - t0 >= (tv - t0) / 2) {
+                half = true;
+                ms_cu_stamp(27);
+            }
+#endif
             if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
+#ifdef MS_CU_OR_F32
+            else if (DT == 0) ms_cu_load_groups_f32<NG>(c, t, step, tv, v, words);
+#endif
             else ms_cu_load_groups<NG>(c, t, step, tv, v, words);
             float gm[NG];
             uint32_t nib[NG];
@@ -1584,6 +1638,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 }
                 __syncthreads(); /* every warp's first step in *smax (read below by an atomic, not a load) */
                 first = false;
+                ms_cu_stamp(26);
                 /* Round 14: the top-k' cut's bins are a function of y alone, fixed for the pass: their
                  * reference is the first step's block max (block-uniform: *sref is not written after the
                  * barrier, so this plain load races with nothing). Off when it gives no finite y. */
@@ -1687,8 +1742,16 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     __syncthreads();
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+#ifdef MS_CU_OR_CNT1
+    /* Round 18A (-DMS_CU_OR_CNT1): the tests' flag loaded before the pass and used after it (as round 16B's K2 tail):
+     * thread 0 read it (a global load) before its first step and again after the pass's barrier, each time
+     * stalling its warp, and with it the block's next barrier. Counters only: no value of the path depends on it. */
+    const int cnt_all = ms_cu_count_all;
+#else
     if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[1], 1ull);
+#  define cnt_all ms_cu_count_all
+#endif
     const float minp_cut = logf(c.sl.min_p) - 0.01f; /* as ms_cu_set_m */
     /* round 15A: sbuf and h's first 1024 words are unused until the scan ends (oh lies past them) */
     const ms_cu_ring rg = {(unsigned char *)sbuf, h};
@@ -1701,7 +1764,13 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                 i++;
             }
     };
+#ifdef MS_CU_OR_F32
+    const float rm = c.dtype == MS_DTYPE_F32
+                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage)
+                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+#else
     const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+#endif
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
@@ -1714,7 +1783,13 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const uint32_t cxk = smax;
     /* round 14: the block's top-k' cut (no atomic writes it after the barrier above), and whether it fired */
     const float tkc = stk ? ms_cu_unkey(stk) : -INFINITY;
-    if (threadIdx.x == 0 && ms_cu_count_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
+#ifdef MS_CU_OR_CNT1
+    if (threadIdx.x == 0 && cnt_all) {
+        atomicAdd(&ms_cu_or_rows[0], 1ull);
+        if (RG) atomicAdd(&ms_cu_ring_rows[1], 1ull);
+    }
+#endif
+    if (threadIdx.x == 0 && cnt_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
     if (cxk <= MS_CU_KEY_NEGINF) return;
     const uint32_t mk = ms_cu_key(ms_cu_unkey(cxk) / c.sl.temperature);
     if (mk <= MS_CU_KEY_NEGINF) return;
@@ -1725,7 +1800,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             (void)ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf); /* C's test: s0 against cm */
     } else {
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
-        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
+        if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
             const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
@@ -1741,9 +1816,53 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     /* the chunk's top k' of C, ties kept (the bin cut from cm: bins non-increasing in y, an upper set of C with
      * at least k', as round 12's from m; or the radix select), listed; nothing counted in the candidate bins,
      * which K4 does not read for these rows */
-    if (ns > MS_CU_STAGE_SH && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_or_rows[2], 1ull);
+    if (ns > MS_CU_STAGE_SH && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[2], 1ull);
+#ifdef MS_CU_OR_TAIL
+    /* Round 18A (-DMS_CU_OR_TAIL): a chunk with at most k' tokens of C lists them all without compaction (as round
+     * 16B's lite tail): ms_cu_k2_list keeps every entry then (no bin cut, kth 0, no candidate bins in this path),
+     * only at other positions of the row's list, whose order nothing reads (K4 trims and draws by key and id).
+     * One global atomic and one barrier instead of three barriers and a shared atomic an entry. */
+    if (ns <= kk) {
+        if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
+        __syncthreads();
+        unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+        for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
+            if (sbase + i < MS_CU_CAND) cand[sbase + i] = sbuf[i];
+        return;
+    }
+#endif
     ms_cu_k2_list<false>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
+#ifndef MS_CU_OR_CNT1
+#  undef cnt_all
+#endif
 }
+#ifdef MS_CU_OR_EARLY
+/* Round 18A (-DMS_CU_OR_EARLY): K2's one-read rows branch off before the kernel's general set-up. ncu (B=64, fp32)
+ * put ~650 instructions a warp before the pass's first load, ~300 of them one straight run that packs the general
+ * paths' many predicates (c.pres and the like at every inlined use) into bits, all issued before any warp of the SM
+ * reaches its first load. Here the row is set up by the same code (ms_cu_row_setup, ms_cu_filters, ms_cu_onread)
+ * for the one-read path alone; a row that does not take it returns false and the kernel sets it up again as
+ * before (rows with a window penalty, never one-read, return before the set-up, whose window filter has
+ * barriers). The one-read rows run the same ms_cu_k2_one on the same values: exactness is untouched. */
+template <bool RG>
+__device__ __forceinline__ bool ms_cu_k2_or_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
+                                                  unsigned long long *sbuf, uint32_t *scnt, uint32_t *sn,
+                                                  unsigned long long *smass) {
+    if (!a.oneread) return false;
+    {
+        const float rep = a.slots[slot].rep;
+        if (rep != 1.0f && a.slots[slot].window > 0) return false; /* as ms_cu_onread: never one-read */
+    }
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    if (c.greedy) return false;
+    const ms_cu_filt f1 = ms_cu_filters(c);
+    if (!ms_cu_onread(a, c.row, c, f1)) return false;
+    ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, sn, smass);
+    return true;
+}
+#endif
 #endif
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
@@ -1847,6 +1966,13 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
+    if (OR && ms_cu_k2_or_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
+        ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
+        ms_cu_stamp(4);
+        return;
+    }
+#endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
@@ -1857,7 +1983,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_pdl_wait();
         return;
     }
-#ifdef MS_CU_ONEREAD
+#if defined(MS_CU_ONEREAD) && !defined(MS_CU_OR_EARLY)
     if (OR) {
         const ms_cu_filt f1 = ms_cu_filters(c);
         if (ms_cu_onread(a, c.row, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
@@ -4635,9 +4761,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[26], unsigned long long hi[26]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[30], unsigned long long hi[30]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 26, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 30, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
