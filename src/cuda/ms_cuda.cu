@@ -102,7 +102,8 @@
  * the resource's own workspace (a.k4zero). MS_CU_ROWFLAGS turns on both halves: MS_CU_RF12 (K2's lite blocks wait
  * for their row's K1 blocks, k1n, instead of K1's grid) and MS_CU_RF24 (K4's lean rows wait for their row's K2
  * blocks, k2n, instead of K3's grid); -DMS_CU_NO_RF12 / -DMS_CU_NO_RF24 leave one out. The argument is at
- * ms_cu_rf_wait. */
+ * ms_cu_rf_wait. Exact (both: all CUDA tests; RF24 alone: tests, memcheck, racecheck) but slower (H200, full setting
+ * V=151936: both +0.8..+2.1 us at B=1..16; RF24 alone -0.4..+1.4 us, slower at most B): off. */
 #ifdef MS_CU_ROWFLAGS
 #  ifndef MS_CU_K4_ZERO
 #    error "-DMS_CU_ROWFLAGS needs MS_CU_K4_ZERO: the counters are zero at a step's start only in the own workspace"
