@@ -1965,11 +1965,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         }
     }
 #endif
-    ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_RF
     /* round 18B: a lite row (from the slot alone, as K1 and K4 decide it) waits for its own K1 blocks and counts
      * itself in k2n on every path below, an empty row's too (K4's lean path waits for the count before it reads
-     * the max); its grid wait comes after (ms_cu_rf_wait) */
+     * the max); its grid wait comes after (ms_cu_rf_wait). st before the wait here (the order of the build that ran
+     * the tests), after it without the switch (the default's code unchanged) */
+    ms_cu_rowstat *st = &a.stats[r];
     const bool rf = a.k4zero && ms_cu_lite_k(c, ms_cu_filters(c)) > 0;
     auto rf_end = [&]() {
         if (!rf) return;
@@ -1986,6 +1987,9 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
+#ifndef MS_CU_RF
+    ms_cu_rowstat *st = &a.stats[r];
+#endif
     if (!ms_cu_set_max(c, st)) {
 #ifdef MS_CU_RF
         rf_end();
