@@ -185,7 +185,7 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
                                    "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn", "K4w rank", "K4w filt",
                                    "K4w idord", "K2 scan", "K4 pre", "K4 list0", "K4 tminmax", "K4 tlevel1",
                                    "K4 tkth", "K4 trim", "K4 fmass", "K4 exit", "K0 in",
-                                   "K2 first", "K2 half", "e28", "e29"};
+                                   "K2 first", "K2 half", "K1 k1n", "K2 k2n"};
     enum { R = 9, E = 30 };
     double lo[E][R], hi[E][R];
     unsigned long long l[30], h[30], q[16];

@@ -126,6 +126,26 @@
 #    define MS_CU_OR_TAIL
 #  endif
 #endif
+/* Round 18B (off; docs/cuda.md): per-row counters instead of whole-grid waits on the lite rows' critical path, with
+ * the resource's own workspace (a.k4zero). MS_CU_ROWFLAGS turns on both halves: MS_CU_RF12 (K2's lite blocks wait
+ * for their row's K1 blocks, k1n, instead of K1's grid) and MS_CU_RF24 (K4's lean rows wait for their row's K2
+ * blocks, k2n, instead of K3's grid); -DMS_CU_NO_RF12 / -DMS_CU_NO_RF24 leave one out. The argument is at
+ * ms_cu_rf_wait. Exact (both: all CUDA tests; RF24 alone: tests, memcheck, racecheck) but slower (H200, full setting
+ * V=151936: both +0.8..+2.1 us at B=1..16; RF24 alone -0.4..+1.4 us, slower at most B): off. */
+#ifdef MS_CU_ROWFLAGS
+#  ifndef MS_CU_K4_ZERO
+#    error "-DMS_CU_ROWFLAGS needs MS_CU_K4_ZERO: the counters are zero at a step's start only in the own workspace"
+#  endif
+#  if !defined(MS_CU_NO_RF12) && !defined(MS_CU_RF12)
+#    define MS_CU_RF12
+#  endif
+#  if !defined(MS_CU_NO_RF24) && !defined(MS_CU_RF24)
+#    define MS_CU_RF24
+#  endif
+#endif
+#if (defined(MS_CU_RF12) || defined(MS_CU_RF24)) && !defined(MS_CU_RF)
+#  define MS_CU_RF
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -178,6 +198,11 @@ typedef struct ms_cu_rowstat {
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
+#ifdef MS_CU_RF
+    uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
+    uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
+    uint32_t rf_pad[2]; /* 80 bytes: each row's stats 16-byte aligned (K4's 16-byte loads of their first words) */
+#endif
 } ms_cu_rowstat;
 
 typedef struct ms_cu_state {
@@ -227,6 +252,66 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
 #endif
 }
 
+#ifdef MS_CU_RF
+/* Round 18B (-DMS_CU_ROWFLAGS, off): a row's own counter instead of the previous grid's completion. For a lite row
+ * (ms_cu_lite_k) in a step on the resource's own workspace (a.k4zero: its stats, the counters too, are zero at every
+ * step's start; a caller's workspace is zeroed by K0, which a spinner could outrun, so it keeps the grid waits):
+ *  - each K1 block of the row, after its histogram clears (the block's barrier) and its atomicMax (thread 0), counts
+ *    itself in k1n (thread 0: a fence, then atomicAdd: a release, as ms_cu_rf_done), and each K2 block of the
+ *    row waits until k1n reaches a.G (ms_cu_rf_wait, thread 0's acquire loads, then a barrier) instead of
+ *    griddepcontrol.wait: it needs only its row's max and cleared bins (RF12);
+ *  - each K2 block of a lite or one-read row counts itself in k2n after its last write of the row's candidates,
+ *    bins, m0 and cand_n (on every path, an empty row's too), and K4's lean path waits until k2n reaches a.G
+ *    instead of K3's grid, which it waited for only because K3's block 0 waits for K2's (RF24).
+ * The rest rides on these: K2's lite blocks saw K1's writes (acquire of k1n) before their own, so K4's acquire of
+ * k2n sees both (causality is transitive). Every kernel still runs griddepcontrol.wait before it exits, after the
+ * row's work (K2 at its end, K4 in ms_cu_k4's zeroing), so K2's completion still covers K1's and K4 zeroes the stats
+ * only after K1..K3 are done with them, as in round 17C. Rows of every other kind (greedy, one-read rows in K2,
+ * histogram rows, empty slots) count nothing and wait as before; K1, K2 and K4 decide a row's kind from its slot
+ * alone (ms_cu_filters reads no max), so the counting and the waiting sides agree; a K1 block covers one row.
+ * Why no deadlock: a PDL secondary's blocks are scheduled only once every block of the primary has run
+ * griddepcontrol.launch_dependents (K1, K2 and K3 run it at their entry) or exited, so every block a spinner waits
+ * for has started and needs nothing from the spinner's grid (K4's row: K2's blocks started before K3's, which
+ * started before K4's). Without PDL (older devices, -DMS_CU_NO_PDL) the previous grid has completed and the count is
+ * full. And should a count never fill (a path missed here, foreign kernels holding the multiprocessors), thread 0
+ * gives up after MS_CU_RF_SPIN_US and takes griddepcontrol.wait, which covers everything the count stood for:
+ * correctness never depends on the counters, only the latency. */
+#ifndef MS_CU_RF_SPIN_US
+#  define MS_CU_RF_SPIN_US 2000
+#endif
+__device__ __forceinline__ uint32_t ms_cu_rf_ld(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+/* By the whole block (block-uniform): returns once the count at p reached need (or the previous grid completed). */
+__device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) {
+    if (threadIdx.x == 0 && ms_cu_rf_ld(p) < need) {
+        unsigned long long t0, t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        unsigned ns = 32;
+        while (ms_cu_rf_ld(p) < need) {
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+            if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
+                ms_cu_pdl_wait();
+                break;
+            }
+            __nanosleep(ns);
+            ns = ns < 128 ? 2 * ns : ns;
+        }
+    }
+    __syncthreads();
+}
+/* By the whole block (block-uniform), after its last write to the row's stats, candidates and bins. */
+__device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(p, 1u);
+    }
+}
+#endif
+
 /* Round 7, a diagnostic for the graph step's chain (no nsys on the lent machine), built only with
  * -DMS_CU_STAMPS: thread 0 of every block records %globaltimer (ns) at fixed points of K1..K4 as the
  * earliest and latest over the blocks (ms_cu_st_lo/hi[event]) while ms_cu_st_on is set; ms__cuda_stamps
@@ -246,7 +331,9 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * one-read row (0/1); the sum, the least and the largest over the lean rows, and the rows counted.
  * Round 17C: 24 K4's exit (MS_CU_K4_ZERO builds: after the stats' zeroing, if any), 25 K0 entry (17 and 18 in
  * round 17C's own build). Round 18A (one-read K2, ms_cu_k2_scan1, thread 0 of the block): 26 the first step's barrier
- * passed, 27 the scan loop past half the chunk's whole groups. 28 and 29: round 18B. */
+ * passed, 27 the scan loop past half the chunk's whole groups.
+ * Round 18B (-DMS_CU_ROWFLAGS): 28 K1's count in k1n (thread 0, after the atomicAdd), 29 K2's
+ * count in k2n (lite and one-read rows, after the atomicAdd); 3 and 9 are then after the row's counter wait. */
 #define MS_CU_NSTAMP 30
 #define MS_CU_NSTQ 5
 #ifdef MS_CU_STAMPS
@@ -990,6 +1077,10 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     unsigned long long v0 = 0, v1 = 0;
+#ifdef MS_CU_RF12
+    /* round 18B: this block counts itself in its row's k1n after its clears and its atomicMax (ms_cu_rf_wait) */
+    const bool rf = a.k4zero && !c.greedy && ms_cu_lite_k(c, ms_cu_filters(c)) > 0;
+#endif
     if (c.greedy) {
         ms_cu_for_chunk(c, t0, t1, [&](int32_t t, float x) {
             if (ms__is_neg_inf(x)) return;
@@ -1044,6 +1135,13 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
             } else if (v0) {
                 atomicMax(&st->maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
             }
+#ifdef MS_CU_RF12
+            if (rf) { /* the block's clears came before the barrier above, the max before this fence */
+                __threadfence();
+                atomicAdd(&st->k1n, 1u);
+                ms_cu_stamp(28);
+            }
+#endif
         }
     }
     ms_cu_stamp(1);
@@ -1988,16 +2086,49 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         const ms_cu_filt f1 = ms_cu_filters(c);
         if (ms_cu_onread(a, c.row, c, f1)) { /* round 13: the chunk's max and candidates in one pass, before the wait */
             ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, &sn, smass);
+#ifdef MS_CU_RF24
+            if (a.k4zero) { /* round 18B: after every path of ms_cu_k2_one (its returns are block-uniform) */
+                ms_cu_rf_done(&a.stats[r].k2n);
+                ms_cu_stamp(29);
+            }
+#endif
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
             return;
         }
     }
 #endif
+#ifdef MS_CU_RF
+    /* round 18B: a lite row (from the slot alone, as K1 and K4 decide it) waits for its own K1 blocks and counts
+     * itself in k2n on every path below, an empty row's too (K4's lean path waits for the count before it reads
+     * the max); its grid wait comes after (ms_cu_rf_wait). st before the wait here (the order of the build that ran
+     * the tests), after it without the switch (the default's code unchanged) */
+    ms_cu_rowstat *st = &a.stats[r];
+    const bool rf = a.k4zero && ms_cu_lite_k(c, ms_cu_filters(c)) > 0;
+    auto rf_end = [&]() {
+        if (!rf) return;
+#  ifdef MS_CU_RF24
+        ms_cu_rf_done(&st->k2n);
+        ms_cu_stamp(29);
+#  endif
+        ms_cu_pdl_wait(); /* K2's completion covers K1's, off the row's critical path */
+    };
+#  ifdef MS_CU_RF12
+    if (rf) ms_cu_rf_wait(&st->k1n, (uint32_t)a.G); /* the row's max and cleared bins */
+    else
+#  endif
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing */
     ms_cu_stamp(3);
+#ifndef MS_CU_RF
     ms_cu_rowstat *st = &a.stats[r];
-    if (!ms_cu_set_max(c, st)) return;
+#endif
+    if (!ms_cu_set_max(c, st)) {
+#ifdef MS_CU_RF
+        rf_end();
+#endif
+        return;
+    }
     const ms_cu_filt f = ms_cu_filters(c);
     if (!f.k2run) return;
     if (ms_cu_lite_k(c, f) > 0) {
@@ -2006,6 +2137,9 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
          * pass the cheap test lives in smass (MS_CU_HB entries). */
         ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)ms_cu_lite_k(c, f), sbuf, scnt, sh, &sn, smass);
         ms_cu_stamp(4);
+#ifdef MS_CU_RF
+        rf_end();
+#endif
         return;
     }
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
@@ -3977,6 +4111,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 if (threadIdx.x == 0) lite_n = 0;
                 __syncthreads();
                 if (!dry) {
+#ifdef MS_CU_RF24
+                    if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
+                    else
+#endif
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
@@ -3986,6 +4124,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (served) return;
 #else
             __syncthreads();
+#ifdef MS_CU_RF24
+            if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
+            else
+#endif
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
             if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false, false)) return;
