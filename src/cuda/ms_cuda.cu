@@ -112,6 +112,9 @@
  * exact (all 16 CUDA tests, memcheck clean), but racecheck was cut by the call's time before cuda_identity_k2_stage,
  * cuda_identity_oneread and cuda_identity_ring: on once a san step has passed on this build (the lead's call did).
  * -DMS_CU_NO_OR_R18 builds without them. */
+/* Round 18C (docs/cuda.md): -DMS_CU_LITE_EARLY, the lite rows' branch before K2's general set-up in the lite steps'
+ * K2 (ms_cu_k2_lite_early); -DMS_CU_K1_EARLY, the same for K1's non-greedy rows (ms_cu_k1_early); off until
+ * measured and validated. */
 #ifndef MS_CU_NO_OR_R18
 #  ifndef MS_CU_OR_EARLY
 #    define MS_CU_OR_EARLY
@@ -1049,6 +1052,53 @@ __global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n)
     for (size_t i = threadIdx.x; i < nw; i += blockDim.x) w[i] = 0;
 }
 
+#ifdef MS_CU_K1_EARLY
+/* Round 18C (-DMS_CU_K1_EARLY, off): as MS_CU_LITE_EARLY for K1 of the lite steps (ms_cu_k1<false>): a row that is
+ * not greedy and has no window penalty (returned before the set-up, whose window filter has barriers) branches off
+ * before the kernel's general set-up and runs its own copy of the same code on the same values: the set-up,
+ * ms_cu_chunk_max, the clearing of the row's bins, the block's max (v1 is 0 on such rows: only v0 is reduced), the
+ * wait and the atomicMax. Exactness is untouched. Greedy rows return false and take the kernel's own path. */
+__device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
+                                               unsigned long long *red) {
+    {
+        const float rep = a.slots[slot].rep;
+        if (rep != 1.0f && a.slots[slot].window > 0) return false; /* the general set-up's window filter */
+    }
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    if (c.greedy) return false;
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    unsigned long long v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
+    {
+        const ms_cu_filt f = ms_cu_filters(c);
+        if (f.k2run && ms_cu_lite_k(c, f) == 0)
+            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_HB; i += a.G * blockDim.x) {
+                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+                a.hmass[(size_t)r * MS_CU_HB + i] = 0;
+            }
+        else if (ms_cu_lite_k(c, f) > 0)
+            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_LBINS; i += a.G * blockDim.x)
+                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+    }
+    v0 = ms_cu_warp_max_u64(v0);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (lane == 0) red[wid] = v0;
+    __syncthreads();
+    if (wid == 0) {
+        const int nw = blockDim.x >> 5;
+        v0 = lane < nw ? red[lane] : 0;
+        v0 = ms_cu_warp_max_u64(v0);
+        if (lane == 0) {
+            ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
+            if (v0) atomicMax(&a.stats[r].maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
+        }
+    }
+    return true;
+}
+#endif
+
 /* OR (round 14): the instantiation launched in steps whose chunks take the one-read path (a.oneread, set on
  * the host from B and V); the other one compiles as the default without the path, so that small batches pay
  * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
@@ -1061,6 +1111,12 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
+#ifdef MS_CU_K1_EARLY
+    if (!OR && ms_cu_k1_early(a, r, g, slot, wfilt, red[0])) { /* round 18C */
+        ms_cu_stamp(1);
+        return;
+    }
+#endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
@@ -1525,6 +1581,48 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 #endif
     ms_cu_k2_list<true>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
+
+#ifdef MS_CU_LITE_EARLY
+/* Round 18C (-DMS_CU_LITE_EARLY): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
+ * (ms_cu_k2<false, ...>, B < 52 at fp32 V=151936): such a row branches off before the kernel's general set-up,
+ * whose predicate packing for the general paths (c.pres and the like, kept live in bits across the whole
+ * kernel) it no longer runs. Its own copy of the set-up is the same code (ms_cu_row_setup, ms_cu_filters,
+ * ms_cu_lite_k, the PDL wait, ms_cu_set_max, ms_cu_k2_lite) on the same values in another place: exactness is
+ * untouched. ms_cu_set_m does not change what ms_cu_filters and ms_cu_lite_k read (c.sl, c.V, c.filters,
+ * c.minp_on), so deciding before the wait is the same decision. The decision is taken from the slot before the
+ * set-up (the fields ms_cu_filters and ms_cu_lite_k read, as K3's test): a row that is not lite, or has a window
+ * penalty (the set-up's window filter has barriers and work), returns false before it and the kernel sets it up
+ * once as before; a greedy lite row waits and returns, as the kernel's own path does. Returns true when the row is
+ * done (it waited). */
+template <bool RG>
+__device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot,
+                                                    uint32_t *wfilt, unsigned long long *sbuf, uint32_t *scnt,
+                                                    unsigned long long *sh, uint32_t *sn, unsigned long long *smass) {
+    {
+        const float rep = a.slots[slot].rep;
+        if (rep != 1.0f && a.slots[slot].window > 0) return false; /* the general set-up's window filter */
+        ms_cu_row q; /* what ms_cu_filters and ms_cu_lite_k read, as ms_cu_row_setup sets it (K3's test does the same) */
+        q.sl = a.slots[slot];
+        q.V = a.V;
+        q.filters = a.apply_filters;
+        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        if (ms_cu_lite_k(q, ms_cu_filters(q)) <= 0) return false; /* not lite: the general set-up, run once */
+    }
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
+    if (c.greedy) return true;
+    const ms_cu_filt f = ms_cu_filters(c);
+    const int32_t kk = ms_cu_lite_k(c, f); /* > 0 (as q's) implies c.minp_on, hence f.k2run */
+    ms_cu_stamp(3);
+    ms_cu_rowstat *st = &a.stats[r];
+    if (!ms_cu_set_max(c, st)) return true;
+    ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    ms_cu_stamp(4);
+    return true;
+}
+#endif
 
 
 #ifdef MS_CU_ONEREAD
@@ -2070,6 +2168,9 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_stamp(4);
         return;
     }
+#endif
+#ifdef MS_CU_LITE_EARLY
+    if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C */
 #endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
