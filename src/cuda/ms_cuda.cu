@@ -109,12 +109,9 @@
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
  * V=151936 fp32, two runs each: B=64 flat 46.69 -> 44.78 us, peaked 36.50 -> 31.70; B=52..256 flat 1.9-4.7 us, peaked
  * 3.5-7.2 us faster; top-p alone level;
- * exact (all 16 CUDA tests, memcheck clean), but racecheck was cut by the call's time before cuda_identity_k2_stage,
- * cuda_identity_oneread and cuda_identity_ring: on once a san step has passed on this build (the lead's call did).
+ * exact: all 16 CUDA tests and memcheck on round 18A's binary, and all 16, memcheck and racecheck on the thirteenth
+ * session's final binary, which has them (bench/results/cuda_h200_2026-12-01-session13-final.md).
  * -DMS_CU_NO_OR_R18 builds without them. */
-/* Round 18C (docs/cuda.md): -DMS_CU_LITE_EARLY, the lite rows' branch before K2's general set-up in the lite steps'
- * K2 (ms_cu_k2_lite_early); -DMS_CU_K1_EARLY, the same for K1's non-greedy rows (ms_cu_k1_early); off until
- * measured and validated. */
 #ifndef MS_CU_NO_OR_R18
 #  ifndef MS_CU_OR_EARLY
 #    define MS_CU_OR_EARLY
@@ -128,6 +125,18 @@
 #  ifndef MS_CU_OR_TAIL
 #    define MS_CU_OR_TAIL
 #  endif
+#endif
+/* Round 18C (docs/cuda.md, docs/decisions.md), on since the thirteenth session's final call: MS_CU_LITE_EARLY, the lite
+ * rows' branch before K2's general set-up in the lite steps' K2 (ms_cu_k2_lite_early), and MS_CU_K1_EARLY, the same
+ * for K1's non-greedy rows (ms_cu_k1_early). The same code on the same values in other places. H200, full setting
+ * V=151936 fp32: B=1..32 0.1-0.8 us faster, B >= 64 and top-p alone level; validated on the final binary (all 16 CUDA
+ * tests, memcheck, racecheck). -DMS_CU_NO_LITE_EARLY / -DMS_CU_NO_K1_EARLY build without them. Round 18B's
+ * -DMS_CU_ROWFLAGS (off) counts only on the general paths, so it builds without both. */
+#if !defined(MS_CU_NO_LITE_EARLY) && !defined(MS_CU_ROWFLAGS) && !defined(MS_CU_LITE_EARLY)
+#  define MS_CU_LITE_EARLY
+#endif
+#if !defined(MS_CU_NO_K1_EARLY) && !defined(MS_CU_ROWFLAGS) && !defined(MS_CU_K1_EARLY)
+#  define MS_CU_K1_EARLY
 #endif
 /* Round 18B (off; docs/cuda.md): per-row counters instead of whole-grid waits on the lite rows' critical path, with
  * the resource's own workspace (a.k4zero). MS_CU_ROWFLAGS turns on both halves: MS_CU_RF12 (K2's lite blocks wait
@@ -1053,7 +1062,7 @@ __global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n)
 }
 
 #ifdef MS_CU_K1_EARLY
-/* Round 18C (-DMS_CU_K1_EARLY, off): as MS_CU_LITE_EARLY for K1 of the lite steps (ms_cu_k1<false>): a row that is
+/* Round 18C (MS_CU_K1_EARLY, on since the thirteenth session's final call): as MS_CU_LITE_EARLY for K1 of the lite steps (ms_cu_k1<false>): a row that is
  * not greedy and has no window penalty (returned before the set-up, whose window filter has barriers) branches off
  * before the kernel's general set-up and runs its own copy of the same code on the same values: the set-up,
  * ms_cu_chunk_max, the clearing of the row's bins, the block's max (v1 is 0 on such rows: only v0 is reduced), the
@@ -1583,7 +1592,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 }
 
 #ifdef MS_CU_LITE_EARLY
-/* Round 18C (-DMS_CU_LITE_EARLY): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
+/* Round 18C (MS_CU_LITE_EARLY, on since the thirteenth session's final call): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
  * (ms_cu_k2<false, ...>, B < 52 at fp32 V=151936): such a row branches off before the kernel's general set-up,
  * whose predicate packing for the general paths (c.pres and the like, kept live in bits across the whole
  * kernel) it no longer runs. Its own copy of the set-up is the same code (ms_cu_row_setup, ms_cu_filters,
