@@ -159,7 +159,8 @@
 #  define MS_CU_RF
 #endif
 /* Round 18D (off; docs/cuda.md; never run on a GPU): -DMS_CU_OR_K2OWN launches the one-read steps' K2 as a kernel of
- * its own, ms_cu_k2or (ms_cu_k2or_row). It builds on round 18A's MS_CU_OR_EARLY and takes round 18B's counters out. */
+ * its own, K2or = ms_cu_k2<true, RG, true> (ms_cu_k2or_row). It builds on round 18A's MS_CU_OR_EARLY; not with
+ * round 18B's counters. */
 #ifdef MS_CU_OR_K2OWN
 #  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_EARLY) || defined(MS_CU_RF)
 #    error "-DMS_CU_OR_K2OWN needs MS_CU_ONEREAD and MS_CU_OR_EARLY (the defaults) and no MS_CU_ROWFLAGS"
@@ -2079,11 +2080,10 @@ __device__ __forceinline__ bool ms_cu_k2_or_early(const ms_cu_args &a, int32_t r
 }
 #endif
 #ifdef MS_CU_OR_K2OWN
-/* Round 18D (-DMS_CU_OR_K2OWN, off; never run on a GPU): the one-read steps' K2 as a kernel of its own, ms_cu_k2or
- * (ms_cu_launch launches it instead of ms_cu_k2<true, RG> when a.oneread). Its one-read rows take this lean branch
- * right after the slot test; every other row runs K2's body as ms_cu_k2<true, RG> does (ms_cu_k2_body<true, RG,
- * true>: the same code, without ms_cu_k2_or_early, whose answer for such a row is false and which has no effect
- * then). The decision is ms_cu_onread on the fields it reads (c.sl, c.V, c.filters, c.minp_on, set as
+/* Round 18D (-DMS_CU_OR_K2OWN, off; never run on a GPU): the one-read steps' K2 as a kernel of its own, K2or =
+ * ms_cu_k2<true, RG, true> (ms_cu_launch launches it instead of ms_cu_k2<true, RG> when a.oneread). Its one-read
+ * rows take this lean branch right after the slot test; every other row runs K2's body as ms_cu_k2<true, RG> does
+ * (the same code, without ms_cu_k2_or_early, whose answer for such a row is false and which has no effect then). The decision is ms_cu_onread on the fields it reads (c.sl, c.V, c.filters, c.minp_on, set as
  * ms_cu_row_setup sets them), so K1, K2 and K4 agree as before; !c.greedy is in ms_cu_onread too. Then the rest of
  * the row is filled in as ms_cu_row_setup fills it, with the values that the decision fixes written as constants
  * (not greedy; no window filter, since not rep != 1 with a window; filters and min-p on, since ms_cu_lite_k > 0
@@ -2210,10 +2210,13 @@ __device__ __forceinline__ void ms_cu_k2_k3(const ms_cu_args &a, int32_t r, int3
 #endif
 
 #ifdef MS_CU_OR_K2OWN
-/* Round 18D (-DMS_CU_OR_K2OWN, off): K2's body as a function, run by ms_cu_k2<OR, RG> (OWN false) and by the one-read
- * steps' ms_cu_k2or<RG> (OR and OWN true; ms_cu_k2or_row). Without the switch the kernel below is the same text. */
-template <bool OR, bool RG, bool OWN>
-__device__ __forceinline__ void ms_cu_k2_body(const ms_cu_args &a) {
+/* Round 18D (-DMS_CU_OR_K2OWN, off): OWN true is the one-read steps' K2, "K2or" (ms_cu_k2<true, RG, true>, with
+ * ms_cu_k2or_row; its own __launch_bounds__, MS_CU_K2OR_MINB: a tunable, K2's 4 by default); OWN false is K2 as
+ * without the switch. A third template parameter rather than K2's body as a function called by two kernels: that
+ * build gave ms_cu_k2<false, ...> other code (ptxas: 184 / 344 B of spills instead of 172 / 304; the inlined body's
+ * address arithmetic hoisted differently), this one leaves its PTX as the default's but for the names. */
+template <bool OR, bool RG, bool OWN = false>
+__global__ void __launch_bounds__(MS_CU_T123, OWN ? MS_CU_K2OR_MINB : MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
 #else
 template <bool OR, bool RG> /* OR: as ms_cu_k1; RG: round 15A's ring in the scans (ms_cu_launch: grids past one wave) */
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
@@ -2524,18 +2527,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_k2_k3(a, r, g, c, st, true, &k3mode, sh); /* the flag is set: no wait (unless a block gave the row up) */
 #endif
 }
-#ifdef MS_CU_OR_K2OWN
-template <bool OR, bool RG> /* OR: as ms_cu_k1; RG: round 15A's ring in the scans (ms_cu_launch: grids past one wave) */
-__global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
-    ms_cu_k2_body<OR, RG, false>(a);
-}
-/* Round 18D: K2 of the one-read steps (a.oneread), in place of ms_cu_k2<true, RG>. MS_CU_K2OR_MINB (a tunable, 4 as
- * K2's by default): its blocks per multiprocessor that the registers must allow; the general body is in it too. */
-template <bool RG>
-__global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2OR_MINB) ms_cu_k2or(ms_cu_args a) {
-    ms_cu_k2_body<true, RG, true>(a);
-}
-#endif
 
 /* ---- K3: gather the candidates ------------------------------------------------------------- */
 
@@ -4963,14 +4954,14 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (a.oneread) { /* round 14: the one-read path's instantiations only in steps that can take it */
         k1 = ms_cu_k1<true>;
 #  ifdef MS_CU_OR_K2OWN
-        k2 = ms_cu_k2or<false>; /* round 18D */
+        k2 = ms_cu_k2<true, false, true>; /* round 18D: K2or */
 #  else
         k2 = ms_cu_k2<true, false>;
 #  endif
         k4 = ms_cu_k4<true>;
 #  ifndef MS_CU_NO_RING
 #    ifdef MS_CU_OR_K2OWN
-        if (ring) k2 = ms_cu_k2or<true>;
+        if (ring) k2 = ms_cu_k2<true, true, true>;
 #    else
         if (ring) k2 = ms_cu_k2<true, true>;
 #    endif
