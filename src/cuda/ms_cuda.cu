@@ -2083,15 +2083,15 @@ __device__ __forceinline__ bool ms_cu_k2_or_early(const ms_cu_args &a, int32_t r
 /* Round 18D (-DMS_CU_OR_K2OWN, off; never run on a GPU): the one-read steps' K2 as a kernel of its own, K2or =
  * ms_cu_k2<true, RG, true> (ms_cu_launch launches it instead of ms_cu_k2<true, RG> when a.oneread). Its one-read
  * rows take this lean branch right after the slot test; every other row runs K2's body as ms_cu_k2<true, RG> does
- * (the same code, without ms_cu_k2_or_early, whose answer for such a row is false and which has no effect then). The decision is ms_cu_onread on the fields it reads (c.sl, c.V, c.filters, c.minp_on, set as
- * ms_cu_row_setup sets them), so K1, K2 and K4 agree as before; !c.greedy is in ms_cu_onread too. Then the rest of
- * the row is filled in as ms_cu_row_setup fills it, with the values that the decision fixes written as constants
- * (not greedy; no window filter, since not rep != 1 with a window; filters and min-p on, since ms_cu_lite_k > 0
- * needs c.minp_on, which needs apply_filters; the default order): the same values, so ms_cu_k2_one runs as from
- * ms_cu_k2_or_early, and its exactness (rounds 13, 14, 18A) is untouched. ms_cu_row_setup's closing barrier is left
- * out: without a window filter it orders nothing (this block has touched no shared memory before it), and
- * ms_cu_k2_one begins with its own barrier after it zeroes its shared values. Returns true when the row is done
- * (the caller waits, on every path). Needs MS_CU_OR_EARLY (the default's). */
+ * (less ms_cu_k2_or_early, false for such a row and without effect). The decision is ms_cu_onread on the fields it
+ * reads (c.sl, c.V, c.filters, c.minp_on, set as ms_cu_row_setup sets them): K1, K2 and K4 agree as before, and
+ * !c.greedy is in it. The rest of the row is filled in as ms_cu_row_setup fills it, the values that the decision
+ * fixes written as constants (not greedy; no window filter: not rep != 1 with a window; filters and min-p on:
+ * ms_cu_lite_k > 0 needs c.minp_on, which needs apply_filters; the default order): the same values, so ms_cu_k2_one
+ * runs as from ms_cu_k2_or_early and its exactness (rounds 13, 14, 18A) is untouched. ms_cu_row_setup's closing
+ * barrier is left out: without a window filter it orders nothing (the block has touched no shared memory before
+ * it), and ms_cu_k2_one begins with its own barrier after it zeroes its shared values. Returns true when the row
+ * is done (the caller waits, on every path). Needs MS_CU_OR_EARLY (the default's). */
 template <bool RG>
 __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
                                                unsigned long long *sbuf, uint32_t *scnt, uint32_t *sn,
