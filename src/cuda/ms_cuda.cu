@@ -158,6 +158,17 @@
 #if (defined(MS_CU_RF12) || defined(MS_CU_RF24)) && !defined(MS_CU_RF)
 #  define MS_CU_RF
 #endif
+/* Round 18D (off; docs/cuda.md; never run on a GPU): -DMS_CU_OR_K2OWN launches the one-read steps' K2 as a kernel of
+ * its own, K2or = ms_cu_k2<true, RG, true> (ms_cu_k2or_row). It builds on round 18A's MS_CU_OR_EARLY; not with
+ * round 18B's counters. */
+#ifdef MS_CU_OR_K2OWN
+#  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_EARLY) || defined(MS_CU_RF)
+#    error "-DMS_CU_OR_K2OWN needs MS_CU_ONEREAD and MS_CU_OR_EARLY (the defaults) and no MS_CU_ROWFLAGS"
+#  endif
+#  ifndef MS_CU_K2OR_MINB
+#    define MS_CU_K2OR_MINB MS_CU_K2_MINB
+#  endif
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -2068,6 +2079,54 @@ __device__ __forceinline__ bool ms_cu_k2_or_early(const ms_cu_args &a, int32_t r
     return true;
 }
 #endif
+#ifdef MS_CU_OR_K2OWN
+/* Round 18D (-DMS_CU_OR_K2OWN, off; never run on a GPU): the one-read steps' K2 as a kernel of its own, K2or =
+ * ms_cu_k2<true, RG, true> (ms_cu_launch launches it instead of ms_cu_k2<true, RG> when a.oneread). Its one-read
+ * rows take this lean branch right after the slot test; every other row runs K2's body as ms_cu_k2<true, RG> does
+ * (less ms_cu_k2_or_early, false for such a row and without effect). The decision is ms_cu_onread on the fields it
+ * reads (c.sl, c.V, c.filters, c.minp_on, set as ms_cu_row_setup sets them): K1, K2 and K4 agree as before, and
+ * !c.greedy is in it. The rest of the row is filled in as ms_cu_row_setup fills it, the values that the decision
+ * fixes written as constants (not greedy; no window filter: not rep != 1 with a window; filters and min-p on:
+ * ms_cu_lite_k > 0 needs c.minp_on, which needs apply_filters; the default order): the same values, so ms_cu_k2_one
+ * runs as from ms_cu_k2_or_early and its exactness (rounds 13, 14, 18A) is untouched. ms_cu_row_setup's closing
+ * barrier is left out: without a window filter it orders nothing (the block has touched no shared memory before
+ * it), and ms_cu_k2_one begins with its own barrier after it zeroes its shared values. Returns true when the row
+ * is done (the caller waits, on every path). Needs MS_CU_OR_EARLY (the default's). */
+template <bool RG>
+__device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
+                                               unsigned long long *sbuf, uint32_t *scnt, uint32_t *sn,
+                                               unsigned long long *smass) {
+    const void *row = a.logits + (size_t)r * (size_t)a.stride * a.elem;
+    ms_cu_row c;
+    c.sl = a.slots[slot];
+    c.V = a.V;
+    c.filters = a.apply_filters;
+    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
+    if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false; /* not one-read (greedy rows included) */
+    c.row = row;
+    c.dtype = a.dtype;
+    c.greedy = false; /* ms_cu_onread: T >= MS_GREEDY_TEMPERATURE */
+    c.win = false;    /* ms_cu_onread: not (rep != 1 and window > 0) */
+    c.pres = c.sl.rep != 1.0f && c.sl.window == 0 && a.apply_penalty && a.seen != NULL; /* as ms_cu_row_setup (!c.win) */
+    c.seen = a.seen ? a.seen + (size_t)slot * (size_t)a.seen_words : NULL;
+    c.hist_cap = a.hist_cap;
+    c.hist = a.hist ? a.hist + (size_t)slot * (size_t)a.hist_cap : NULL;
+    c.w_eff = 0;
+    c.filters = true; /* ms_cu_onread: ms_cu_lite_k > 0, so c.minp_on, so apply_filters */
+    c.minp_on = true;
+    c.sl.top_p_first = 0; /* ms_cu_onread: the default order (the slot's value) */
+    c.stop = a.stop;
+    c.floor = a.stop != NULL && c.sl.n < (uint64_t)c.sl.min_tokens;
+    c.wfilt = wfilt;
+    c.m = 0.0f;
+    c.inf_row = false;
+    c.minp_cut = -INFINITY;
+    c.xcut = -INFINITY;
+    ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, ms_cu_filters(c)), sbuf, scnt, sn,
+                                  smass);
+    return true;
+}
+#endif
 #endif
 
 /* ---- K2: coarse histogram of S0 and the candidate bound ------------------------------------- */
@@ -2150,8 +2209,18 @@ __device__ __forceinline__ void ms_cu_k2_k3(const ms_cu_args &a, int32_t r, int3
 }
 #endif
 
+#ifdef MS_CU_OR_K2OWN
+/* Round 18D (-DMS_CU_OR_K2OWN, off): OWN true is the one-read steps' K2, "K2or" (ms_cu_k2<true, RG, true>, with
+ * ms_cu_k2or_row; its own __launch_bounds__, MS_CU_K2OR_MINB: a tunable, K2's 4 by default); OWN false is K2 as
+ * without the switch. A third template parameter rather than K2's body as a function called by two kernels: that
+ * build gave ms_cu_k2<false, ...> other code (ptxas: 184 / 344 B of spills instead of 172 / 304; the inlined body's
+ * address arithmetic hoisted differently), this one leaves its PTX as the default's but for the names. */
+template <bool OR, bool RG, bool OWN = false>
+__global__ void __launch_bounds__(MS_CU_T123, OWN ? MS_CU_K2OR_MINB : MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
+#else
 template <bool OR, bool RG> /* OR: as ms_cu_k1; RG: round 15A's ring in the scans (ms_cu_launch: grids past one wave) */
 __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
+#endif
     __shared__ uint32_t wfilt[256];
     __shared__ uint32_t scnt[MS_CU_HB];
     __shared__ unsigned long long smass[MS_CU_HB];
@@ -2172,6 +2241,15 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
+#  ifdef MS_CU_OR_K2OWN
+    if (OWN) { /* round 18D: the one-read rows' lean branch; the others run the body as ms_cu_k2<true, RG> */
+        if (ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
+            ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
+            ms_cu_stamp(4);
+            return;
+        }
+    } else
+#  endif
     if (OR && ms_cu_k2_or_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
         ms_cu_stamp(4);
@@ -4875,10 +4953,18 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_ONEREAD
     if (a.oneread) { /* round 14: the one-read path's instantiations only in steps that can take it */
         k1 = ms_cu_k1<true>;
+#  ifdef MS_CU_OR_K2OWN
+        k2 = ms_cu_k2<true, false, true>; /* round 18D: K2or */
+#  else
         k2 = ms_cu_k2<true, false>;
+#  endif
         k4 = ms_cu_k4<true>;
 #  ifndef MS_CU_NO_RING
+#    ifdef MS_CU_OR_K2OWN
+        if (ring) k2 = ms_cu_k2<true, true, true>;
+#    else
         if (ring) k2 = ms_cu_k2<true, true>;
+#    endif
 #  endif
     }
 #endif
