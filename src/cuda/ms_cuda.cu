@@ -1072,6 +1072,20 @@ __global__ void __launch_bounds__(256) ms_cu_k0(ms_cu_rowstat *stats, int32_t n)
     for (size_t i = threadIdx.x; i < nw; i += blockDim.x) w[i] = 0;
 }
 
+/* K1: K2's histogram must start at zero: this row's blocks clear it between them (the coarse histogram of the
+ * rows K2 bins, or the candidate histogram of lite rows, ms_cu_lbin). */
+__device__ __forceinline__ void ms_cu_k1_clear(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c) {
+    const ms_cu_filt f = ms_cu_filters(c);
+    if (f.k2run && ms_cu_lite_k(c, f) == 0)
+        for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_HB; i += a.G * blockDim.x) {
+            a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+            a.hmass[(size_t)r * MS_CU_HB + i] = 0;
+        }
+    else if (ms_cu_lite_k(c, f) > 0)
+        for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_LBINS; i += a.G * blockDim.x)
+            a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+}
+
 #ifdef MS_CU_K1_EARLY
 /* Round 18C (MS_CU_K1_EARLY, on since the thirteenth session's final call): as MS_CU_LITE_EARLY for K1 of the lite steps (ms_cu_k1<false>): a row that is
  * not greedy and has no window penalty (returned before the set-up, whose window filter has barriers) branches off
@@ -1091,17 +1105,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     unsigned long long v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
-    {
-        const ms_cu_filt f = ms_cu_filters(c);
-        if (f.k2run && ms_cu_lite_k(c, f) == 0)
-            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_HB; i += a.G * blockDim.x) {
-                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
-                a.hmass[(size_t)r * MS_CU_HB + i] = 0;
-            }
-        else if (ms_cu_lite_k(c, f) > 0)
-            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_LBINS; i += a.G * blockDim.x)
-                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
-    }
+    ms_cu_k1_clear(a, r, g, c);
     v0 = ms_cu_warp_max_u64(v0);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     if (lane == 0) red[wid] = v0;
@@ -1177,16 +1181,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
             });
             v0 = mk;
         }
-        /* K2's histogram must start at zero: this row's blocks clear it between them. */
-        const ms_cu_filt f = ms_cu_filters(c);
-        if (f.k2run && ms_cu_lite_k(c, f) == 0)
-            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_HB; i += a.G * blockDim.x) {
-                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
-                a.hmass[(size_t)r * MS_CU_HB + i] = 0;
-            }
-        else if (ms_cu_lite_k(c, f) > 0) /* the candidate histogram (ms_cu_lbin) */
-            for (int32_t i = g * blockDim.x + threadIdx.x; i < MS_CU_LBINS; i += a.G * blockDim.x)
-                a.hcnt[(size_t)r * MS_CU_HB + i] = 0;
+        ms_cu_k1_clear(a, r, g, c);
     }
     v0 = ms_cu_warp_max_u64(v0);
     v1 = ms_cu_warp_max_u64(v1);
