@@ -158,9 +158,15 @@
 #if (defined(MS_CU_RF12) || defined(MS_CU_RF24)) && !defined(MS_CU_RF)
 #  define MS_CU_RF
 #endif
-/* Round 18D (off; docs/cuda.md; never run on a GPU): -DMS_CU_OR_K2OWN launches the one-read steps' K2 as a kernel of
- * its own, K2or = ms_cu_k2<true, RG, true> (ms_cu_k2or_row). It builds on round 18A's MS_CU_OR_EARLY; not with
- * round 18B's counters. */
+/* Round 18D (docs/cuda.md, docs/decisions.md), on since the fourteenth session: MS_CU_OR_K2OWN launches the one-read
+ * steps' K2 as a kernel of its own, K2or = ms_cu_k2<true, RG, true> (ms_cu_k2or_row). H200, full setting V=151936 fp32:
+ * B=52..256 flat 2.6-5.2 us, peaked 2.3-4.6 us faster (bench/results/cuda_h200_2026-12-01-session14-first.md).
+ * It builds on round 18A's MS_CU_OR_EARLY; not with round 18B's counters (it is then left out). -DMS_CU_NO_OR_K2OWN
+ * builds without it. */
+#if !defined(MS_CU_NO_OR_K2OWN) && !defined(MS_CU_OR_K2OWN) && defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY) && \
+    !defined(MS_CU_RF)
+#  define MS_CU_OR_K2OWN
+#endif
 #ifdef MS_CU_OR_K2OWN
 #  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_EARLY) || defined(MS_CU_RF)
 #    error "-DMS_CU_OR_K2OWN needs MS_CU_ONEREAD and MS_CU_OR_EARLY (the defaults) and no MS_CU_ROWFLAGS"
