@@ -452,7 +452,9 @@ __device__ __forceinline__ float ms_cu_x(const ms_cu_row &c, int32_t t) { return
  * (ms_cu_k2_scan: its chunk's second read, after K1's). -DMS_CU_LOGITS_CS: the plain loads of those passes as
  * ld.global.cs (evict-first in L1 and L2) instead of the policy (the ring keeps the policy; cp.async has no .cs).
  * A cache hint changes where a line sits in the caches, never the bits loaded: exactness is untouched. EF template
- * arguments: 0 the default loads, 1 evict-first. */
+ * arguments: 0 the default loads, 1 evict-first. Measured (H200, full setting V=151936 fp32; docs/cuda.md, round 19A):
+ * with the bench's cold (rotated) logits 0.1-1.9 us faster at B >= 52; with warm logits (the same set every step, or
+ * written by a copy just before) 0.2-1.7 us slower at most points; the lite hint gains nothing. All off. */
 #if defined(MS_CU_LOGITS_EF) || defined(MS_CU_LOGITS_EF_LITE)
 #  define MS_CU_EF_ANY 1
 #endif
