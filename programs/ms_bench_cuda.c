@@ -229,6 +229,13 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     const size_t row_bytes = (size_t)V * (dt == MS_DTYPE_F32 ? 4 : 2), set_bytes = (size_t)B * row_bytes;
     size_t nsets = (size_t)ceil(o->min_buffer_mb * 1048576.0 / (double)set_bytes);
     if (nsets < 2) nsets = 2;
+    /* Round 19A, the logits' L2 state at a step's start (default: cold, rotated over nsets sets):
+     * MS_BENCH_SETS=n replays n input sets (1: the same logits every step, warm in L2 where they fit, as the
+     * previous step read them); MS_BENCH_REWRITE=1 starts each step's graph with a device-to-device copy of the
+     * logits into its input set from a set of their own (a producer's writes just before the step; the copy's
+     * time is in us/step). */
+    if (getenv("MS_BENCH_SETS")) nsets = atoi(getenv("MS_BENCH_SETS")) > 0 ? (size_t)atoi(getenv("MS_BENCH_SETS")) : 1;
+    const int rewrite = getenv("MS_BENCH_REWRITE") != NULL;
 #ifdef MS_BENCH_CUDA_STANDALONE
     if (getenv("MS_BENCH_MINCHUNK")) ms__cuda_minchunk((int32_t)atoi(getenv("MS_BENCH_MINCHUNK")));
 #endif
@@ -281,7 +288,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     void *ws;
     size_t wsb = 0;
     ms_cuda_workspace_size(res, B, &wsb);
-    BCU(cudaMalloc((void **)&dx, nsets * set_bytes));
+    BCU(cudaMalloc((void **)&dx, (nsets + (rewrite ? 1 : 0)) * set_bytes));
     BCU(cudaMalloc((void **)&d_slot, (size_t)B * 4));
     BCU(cudaMalloc((void **)&d_k, (size_t)B * 4));
     BCU(cudaMalloc((void **)&d_tok, (size_t)B * 4));
@@ -293,7 +300,8 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     void *ws_use = getenv("MS_BENCH_CALLERWS") ? ws : NULL;
     const size_t wsb_use = ws_use ? wsb : 0;
     BCU(cudaMemcpy(dx, hin, set_bytes, cudaMemcpyHostToDevice));
-    for (size_t i = 1; i < nsets; i++) BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
+    for (size_t i = 1; i < nsets + (rewrite ? 1 : 0); i++)
+        BCU(cudaMemcpy((char *)dx + i * set_bytes, dx, set_bytes, cudaMemcpyDeviceToDevice));
     BCU(cudaMemcpy(d_slot, slots, (size_t)B * 4, cudaMemcpyHostToDevice));
     BCU(cudaMemcpy(d_k, ks, (size_t)B * 4, cudaMemcpyHostToDevice));
 
@@ -306,6 +314,9 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
         ms_cuda_rows rows = {B, d_slot, d_k, (const char *)dx + i * set_bytes, dt, V, 0, true, true, d_tok, NULL};
         cudaGraph_t g;
         BCU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        if (rewrite)
+            BCU(cudaMemcpyAsync((char *)dx + i * set_bytes, (const char *)dx + nsets * set_bytes, set_bytes,
+                                cudaMemcpyDeviceToDevice, st));
         int rc = ms_cuda_sample_rows(res, &rows, ws_use, wsb_use);
         BCU(cudaStreamEndCapture(st, &g));
         if (rc != MS_OK) {
