@@ -1840,11 +1840,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             /* Round 19B: a step in which every lane of the warp holds NG whole groups (tb is the warp's first lane's
              * position, so warp-uniform; every step but the first and the chunk's last ones) loads them and takes
              * their maxima without the per-group range tests, and tests the penalty's nibbles of its groups at once:
-             * the same values and maxima as the general code below. */
+             * the same values and maxima as the general code below. Only with the ring (RG: grids past one wave):
+             * H200, full setting V=151936, it gained 2.5-4.3 us more at flat B=128 / 256 there, and lost 0.1-0.8 us
+             * at B=52 / 64 without the ring (the first version, e03cf84, in both; cause not found). */
 #  ifdef MS_CU_OR_LEAN_NOWHOLE /* a measurement switch: the general code in every step */
             if (false) {
 #  else
-            if (!first && tb + (NG - 1) * step + 128 <= tv) {
+            if (RG && !first && tb + (NG - 1) * step + 128 <= tv) {
 #  endif
                 if (RG) ms_cu_ring_get<NG, true>(c, rg, s0, t, step, tv, v, words);
 #  ifdef MS_CU_OR_F32
