@@ -175,6 +175,14 @@
 #    define MS_CU_K2OR_MINB MS_CU_K2_MINB
 #  endif
 #endif
+/* Round 19B (docs/cuda.md, docs/decisions.md), on since round 19B: MS_CU_OR_LEAN, the one-read pass (ms_cu_k2_scan1)
+ * does a step's bookkeeping only when some lane's group passes the cut in force, and with the ring its warps' whole
+ * steps load without per-group range tests. H200, full setting V=151936 fp32, two runs each: peaked B=52 / 64 / 128 /
+ * 256 1.0 / 1.0 / 2.0 / 3.3 us faster, flat B=128 / 256 3.0 / 5.1, flat B=52 / 64 level (+0.15 / +0.08); exact: all
+ * 16 CUDA tests on that binary (bench/results/cuda_h200_2026-12-01-round19b.md). -DMS_CU_NO_OR_LEAN builds without it. */
+#if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
+#  define MS_CU_OR_LEAN
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -1758,23 +1766,23 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
  * Returns the thread's max of x over all its tokens (the tail's too). An unaligned chunk would test its
  * tokens one by one against -inf (every token staged: slow, exact); ms_cu_onread leaves such rows out, so
  * only a chunk's last 1-3 tokens come here. Rows without a window penalty only.
- * Round 19B (-DMS_CU_OR_LEAN, off): after a step's loads and group maxima gm, a warp does the step's bookkeeping
- * (its max into *smax, the cuts, the top-k' scan, ns) and its compares only when some lane has a group with
- * gm >= cut, the cut in force (possibly stale); otherwise it goes to its next step. The first step (its barrier,
- * block-uniform) always runs it. Why exact: (1) staging: a group with gm < cut has every value below the cut (gm
- * is their max; a NaN value is never >= the cut, and an all-NaN group has gm NaN: no value of it is staged either),
- * so the step stages nothing that today's code would stage against a cut at least as high; a stale cut is a valid
- * cut (rounds 13-14: a cut from any lower bound of the chunk's max, or from k' counted distinct staged tokens,
- * drops only tokens outside the chunk's top k' of C, and both stay valid as the pass goes on), and the cut only
- * rises, so no token that would be dropped is missed. (2) The chunk's max: rm now takes only the groups of steps
- * that run the bookkeeping; the token attaining the chunk's max cm_x is in C (fl(cm - cm) = 0, ms__exp(0) = 1 >=
- * min_p, min_p <= 1 by ms_config's check), so min-p's cut in force never lies above it (round 13's premise: a value
- * below it is outside C), and the top-k' cut lies below k' >= 1 counted tokens with x > xe > xc, none above the max;
- * so its group has gm = cm_x >= cut and its step runs the bookkeeping: rm's max over the block is cm_x exactly
- * (and -inf for a chunk without a value above -inf, as before; the tail loop is unchanged). Every value in rm or
- * *smax is still a token of the chunk, so *smax stays a lower bound of its max. A skipped step's values are below
- * the cut, itself below the block's bound, so they would not have raised it: the bound rises as today. With it,
- * the warp's whole steps (every lane has NG whole groups) load and take maxima without per-group range tests. */
+ * Round 19B (MS_CU_OR_LEAN, on; -DMS_CU_NO_OR_LEAN without it): after a step's loads and group maxima gm, a warp does
+ * the step's bookkeeping (its max into *smax, the cuts, the top-k' scan, ns) and its compares only when some lane has
+ * a group with gm >= cut, the cut in force (possibly stale); otherwise it goes to its next step. The first step (its
+ * barrier, block-uniform) always runs it. Why exact: (1) the list: a skipped step's values all lie below the warp's
+ * cut (gm is its group's max; a NaN value is never >= the cut, and an all-NaN group, gm NaN, stages nothing today
+ * either), and every cut a warp has held is valid for the whole chunk (rounds 13-14: min-p's from any lower bound of
+ * the chunk's max, the top-k' one from k' counted distinct staged tokens, which stay counted), so those values are
+ * outside the chunk's top k' of C, all that its list needs; a step that runs refreshes its cut before its compares, as
+ * today. (2) The chunk's max: rm now takes only the groups of steps that run the bookkeeping; the token attaining the
+ * chunk's max cm_x is in C (fl(cm - cm) = 0, ms__exp(0) = 1 >= min_p, min_p <= 1 by ms_config's check), so min-p's cut
+ * in force never lies above it (round 13's premise: a value below it is outside C), and the top-k' cut lies below k'
+ * >= 1 counted tokens with x > xe > xc, none above the max; so its group has gm = cm_x >= cut and its step runs the
+ * bookkeeping: rm's max over the block is cm_x exactly (and -inf for a chunk without a value above -inf, as before;
+ * the tail loop is unchanged). Every value in rm or *smax is still a token of the chunk, so *smax stays a lower bound
+ * of its max. A skipped step's values are below the cut, itself below the block's bound, so they would not have raised
+ * it: the bound rises as today. With the ring, the warp's whole steps (every lane has NG whole groups) also load and
+ * take maxima without per-group range tests. */
 #ifdef MS_CU_OR_F32
 /* Round 18A (-DMS_CU_OR_F32): ms_cu_load_groups for fp32 rows, without the dtype's test a group (the one-read pass's
  * copy for fp32, below): the same loads and values. */
