@@ -176,10 +176,11 @@
 #  endif
 #endif
 /* Round 19B (docs/cuda.md, docs/decisions.md), on (fourteenth session): MS_CU_OR_LEAN, the one-read pass
- * (ms_cu_k2_scan1) does a step's bookkeeping only when some lane's group passes the cut in force, and with the ring its
- * warps' whole steps load without per-group range tests. H200, full setting V=151936 fp32, two runs each: peaked B=52 / 64 / 128 /
- * 256 1.0 / 1.0 / 2.0 / 3.3 us faster, flat B=128 / 256 3.0 / 5.1, flat B=52 / 64 level (+0.15 / +0.08); exact: all
- * 16 CUDA tests on that binary (bench/results/cuda_h200_2026-12-01-round19b.md). -DMS_CU_NO_OR_LEAN builds without it. */
+ * (ms_cu_k2_scan1) does a step's bookkeeping only when some lane's group passes the cut in force, and with the ring
+ * its warps' whole steps load without per-group range tests. H200, full setting V=151936 fp32, two runs each: peaked
+ * B=52 / 64 / 128 / 256 1.0 / 1.0 / 2.0 / 3.3 us faster, flat B=128 / 256 3.0 / 5.1, flat B=52 / 64 level (+0.15 /
+ * +0.08); exact: all 16 CUDA tests on that binary (bench/results/cuda_h200_2026-12-01-round19b.md). -DMS_CU_NO_OR_LEAN
+ * builds without it. */
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
 #endif
