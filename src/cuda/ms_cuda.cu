@@ -175,6 +175,15 @@
 #    define MS_CU_K2OR_MINB MS_CU_K2_MINB
 #  endif
 #endif
+/* Round 19B (docs/cuda.md, docs/decisions.md), on (fourteenth session): MS_CU_OR_LEAN, the one-read pass
+ * (ms_cu_k2_scan1) does a step's bookkeeping only when some lane's group passes the cut in force, and with the ring
+ * its warps' whole steps load without per-group range tests. H200, full setting V=151936 fp32, two runs each: peaked
+ * B=52 / 64 / 128 / 256 1.0 / 1.0 / 2.0 / 3.3 us faster, flat B=128 / 256 3.0 / 5.1, flat B=52 / 64 level (+0.15 /
+ * +0.08); exact: all 16 CUDA tests on that binary (bench/results/cuda_h200_2026-12-01-round19b.md). -DMS_CU_NO_OR_LEAN
+ * builds without it. */
+#if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
+#  define MS_CU_OR_LEAN
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -524,13 +533,13 @@ __device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float
  * presence penalty, the 32-bit half of the seen set's word that holds each group (a group of 4, t a
  * multiple of 4, lies in one word): all issued before any is used, so each iteration waits for one
  * memory latency, not two in a row. Shared by every pass over a chunk. */
-template <int NG, int EF = 0> /* EF: ms_cu_load4's (round 19A) */
+template <int NG, int EF = 0, bool W = false> /* EF: ms_cu_load4's (round 19A); W: every group is below tv (round 19B's whole steps): no test */
 __device__ __forceinline__ void ms_cu_load_groups(const ms_cu_row &c, int32_t t, int32_t step, int32_t tv,
                                                   float (&v)[NG][4], uint32_t (&words)[NG]) {
 #pragma unroll
     for (int u = 0; u < NG; u++) {
         words[u] = 0;
-        if (t + u * step < tv) {
+        if (W || t + u * step < tv) {
             ms_cu_load4<EF>(c, t + u * step, v[u]);
             if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
         }
@@ -603,7 +612,7 @@ __device__ __forceinline__ void ms_cu_ring_start(const ms_cu_row &c, const ms_cu
 }
 /* ms_cu_load_groups from the ring: waits until this thread's groups in slots s0..s0+NG-1 have landed (all but
  * the MS_CU_RING - NG groups committed after them), then reads them (values converted as ms_cu_load4). */
-template <int NG>
+template <int NG, bool W = false> /* W: as ms_cu_load_groups */
 __device__ __forceinline__ void ms_cu_ring_get(const ms_cu_row &c, const ms_cu_ring &rg, int s0, int32_t t,
                                                int32_t step, int32_t tv, float (&v)[NG][4], uint32_t (&words)[NG]) {
     static_assert(MS_CU_RING % NG == 0 && MS_CU_RING >= NG, "the ring holds whole steps");
@@ -611,7 +620,7 @@ __device__ __forceinline__ void ms_cu_ring_get(const ms_cu_row &c, const ms_cu_r
 #pragma unroll
     for (int u = 0; u < NG; u++) {
         words[u] = 0;
-        if (t + u * step < tv) {
+        if (W || t + u * step < tv) {
             const uint32_t i = (uint32_t)(s0 + u) * blockDim.x + threadIdx.x;
             if (c.dtype == MS_DTYPE_F32) {
                 const float4 q = *(const float4 *)(rg.d + (size_t)i * 16);
@@ -1836,17 +1845,34 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
  * warp's first thread's position decides, as ms_cu_for_chunk_w), so that the warp operations see every lane.
  * Returns the thread's max of x over all its tokens (the tail's too). An unaligned chunk would test its
  * tokens one by one against -inf (every token staged: slow, exact); ms_cu_onread leaves such rows out, so
- * only a chunk's last 1-3 tokens come here. Rows without a window penalty only. */
+ * only a chunk's last 1-3 tokens come here. Rows without a window penalty only.
+ * Round 19B (MS_CU_OR_LEAN, on; -DMS_CU_NO_OR_LEAN without it): after a step's loads and group maxima gm, a warp does
+ * the step's bookkeeping (its max into *smax, the cuts, the top-k' scan, ns) and its compares only when some lane has
+ * a group with gm >= cut, the cut in force (possibly stale); otherwise it goes to its next step. The first step (its
+ * barrier, block-uniform) always runs it. Why exact: (1) the list: a skipped step's values all lie below the warp's
+ * cut (gm is its group's max; a NaN value is never >= the cut, and an all-NaN group, gm NaN, stages nothing today
+ * either), and every cut a warp has held is valid for the whole chunk (rounds 13-14: min-p's from any lower bound of
+ * the chunk's max, the top-k' one from k' counted distinct staged tokens, which stay counted), so those values are
+ * outside the chunk's top k' of C, all that its list needs; a step that runs refreshes its cut before its compares, as
+ * today. (2) The chunk's max: rm now takes only the groups of steps that run the bookkeeping; the token attaining the
+ * chunk's max cm_x is in C (fl(cm - cm) = 0, ms__exp(0) = 1 >= min_p, min_p <= 1 by ms_config's check), so min-p's cut
+ * in force never lies above it (round 13's premise: a value below it is outside C), and the top-k' cut lies below k'
+ * >= 1 counted tokens with x > xe > xc, none above the max; so its group has gm = cm_x >= cut and its step runs the
+ * bookkeeping: rm's max over the block is cm_x exactly (and -inf for a chunk without a value above -inf, as before;
+ * the tail loop is unchanged). Every value in rm or *smax is still a token of the chunk, so *smax stays a lower bound
+ * of its max. A skipped step's values are below the cut, itself below the block's bound, so they would not have raised
+ * it: the bound rises as today. With the ring, the warp's whole steps (every lane has NG whole groups) also load and
+ * take maxima without per-group range tests. */
 #ifdef MS_CU_OR_F32
 /* Round 18A (-DMS_CU_OR_F32): ms_cu_load_groups for fp32 rows, without the dtype's test a group (the one-read pass's
  * copy for fp32, below): the same loads and values. */
-template <int NG>
+template <int NG, bool W = false> /* W: as ms_cu_load_groups */
 __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_t t, int32_t step, int32_t tv,
                                                       float (&v)[NG][4], uint32_t (&words)[NG]) {
 #pragma unroll
     for (int u = 0; u < NG; u++) {
         words[u] = 0;
-        if (t + u * step < tv) {
+        if (W || t + u * step < tv) {
 #  ifdef MS_CU_LOGITS_EF
             const float4 q = ms_cu_ld_ef4((const float *)c.row + t + u * step); /* round 19A */
 #  else
@@ -1900,13 +1926,53 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ms_cu_stamp(27);
             }
 #endif
+            float gm[NG];
+            uint32_t nib[NG];
+#ifdef MS_CU_OR_LEAN
+            /* Round 19B: a step in which every lane of the warp holds NG whole groups (tb is the warp's first lane's
+             * position, so warp-uniform; every step but the first and the chunk's last ones) loads them and takes
+             * their maxima without the per-group range tests, and tests the penalty's nibbles of its groups at once:
+             * the same values and maxima as the general code below. Only with the ring (RG: grids past one wave):
+             * H200, full setting V=151936, it gained 2.5-4.3 us more at flat B=128 / 256 there, and lost 0.1-0.8 us
+             * at B=52 / 64 without the ring (the first version, e03cf84, in both; cause not found). */
+#  ifdef MS_CU_OR_LEAN_NOWHOLE /* a measurement switch: the general code in every step */
+            if (false) {
+#  else
+            if (RG && !first && tb + (NG - 1) * step + 128 <= tv) {
+#  endif
+                if (RG) ms_cu_ring_get<NG, true>(c, rg, s0, t, step, tv, v, words);
+#  ifdef MS_CU_OR_F32
+                else if (DT == 0) ms_cu_load_groups_f32<NG, true>(c, t, step, tv, v, words);
+#  endif
+                else ms_cu_load_groups<NG, MS_CU_EF_OR, true>(c, t, step, tv, v, words);
+                uint32_t nb = 0;
+#pragma unroll
+                for (int u = 0; u < NG; u++) {
+                    nib[u] = (words[u] >> ((t + u * step) & 31)) & 15u;
+                    nb |= nib[u];
+                }
+                if (nb) { /* as below */
+#pragma unroll
+                    for (int u = 0; u < NG; u++)
+                        if (nib[u]) {
+#pragma unroll
+                            for (int k = 0; k < 4; k++) {
+                                float x = ms__sanitize(v[u][k]);
+                                if ((nib[u] >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+                                v[u][k] = x;
+                            }
+                        }
+                }
+#pragma unroll
+                for (int u = 0; u < NG; u++) gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
+            } else
+#endif
+            {
             if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
 #ifdef MS_CU_OR_F32
             else if (DT == 0) ms_cu_load_groups_f32<NG>(c, t, step, tv, v, words);
 #endif
             else ms_cu_load_groups<NG, MS_CU_EF_OR>(c, t, step, tv, v, words);
-            float gm[NG];
-            uint32_t nib[NG];
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -1923,12 +1989,25 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     }
                 }
                 gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
+#ifndef MS_CU_OR_LEAN
                 rm = fmaxf(rm, gm[u]);
+#endif
+            }
             }
             if (RG) { /* the slots' values are in registers and used (gm) */
                 ms_cu_ring_next<NG, MS_CU_EF_OR>(c, rg, s0, t, step, tv);
                 s0 = (s0 + NG) % MS_CU_RING;
             }
+#ifdef MS_CU_OR_LEAN
+            { /* round 19B: the step's bookkeeping only when some group of the warp passes the cut in force (above) */
+                bool p = false;
+#pragma unroll
+                for (int u = 0; u < NG; u++) p |= gm[u] >= cut; /* NaN: false (an all-NaN group stages nothing) */
+                if (!__any_sync(FULL, p) && !first) continue; /* warp-uniform; the first step (block-uniform) always */
+#pragma unroll
+                for (int u = 0; u < NG; u++) rm = fmaxf(rm, gm[u]);
+            }
+#endif
             /* the block's max so far: tokens of this chunk, so a lower bound of its max */
             uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
             if (first) {
