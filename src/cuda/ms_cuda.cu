@@ -176,6 +176,17 @@
 #  endif
 #endif
 
+/* Round 19C (-DMS_CU_LITE_COLD, off): the lite steps' hot paths laid out first. MS_CU_HOT(h, x) is x, told to the
+ * compiler as likely where h (a compile-time flag of the lite steps' instantiations) is true: a hint for the code's
+ * layout only, the same value either way. */
+#ifdef MS_CU_LITE_COLD
+#  define MS_CU_HOT(h, x) ((h) ? __builtin_expect(!!(x), 1) : (x))
+#  define MS_CU_HOT_EARLY true /* ms_cu_k2_lite's HOT in the lite steps' early branch */
+#else
+#  define MS_CU_HOT(h, x) (x)
+#  define MS_CU_HOT_EARLY false /* one instantiation of ms_cu_k2_lite, as before */
+#endif
+
 extern "C" {
 #include "ms_internal.h"
 }
@@ -1107,6 +1118,10 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+#ifdef MS_CU_EARLY_NOWIN
+    c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
+    c.w_eff = 0;
+#endif
     if (c.greedy) return false;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
@@ -1495,7 +1510,7 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-template <int NG, bool RG>
+template <int NG, bool RG, bool HOT = false> /* HOT: round 19C's layout hints (MS_CU_HOT), from the lite steps' early branch */
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
@@ -1538,7 +1553,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
-    if (*rn <= (uint32_t)MS_CU_HB) {
+    if (MS_CU_HOT(HOT, *rn <= (uint32_t)MS_CU_HB)) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
             mym += ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf);
@@ -1632,6 +1647,10 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+#ifdef MS_CU_EARLY_NOWIN
+    c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
+    c.w_eff = 0;
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
     const ms_cu_filt f = ms_cu_filters(c);
@@ -1639,7 +1658,7 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return true;
-    ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    ms_cu_k2_lite<MS_CU_K2_NG, RG, MS_CU_HOT_EARLY>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
     ms_cu_stamp(4);
     return true;
 }
@@ -4219,7 +4238,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         ms_cu_stq(4, oneread ? 1ull : 0ull);
     }
 #endif
-    if (n <= MS_CU_WARP_N) {
+    if (MS_CU_HOT(!OR, n <= MS_CU_WARP_N)) {
         ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits, dry);
         if (!dry) ms_cu_stamp(12);
         return true;
