@@ -176,15 +176,18 @@
 #  endif
 #endif
 
-/* Round 19C (-DMS_CU_LITE_COLD, off): the lite steps' hot paths laid out first. MS_CU_HOT(h, x) is x, told to the
- * compiler as likely where h (a compile-time flag of the lite steps' instantiations) is true: a hint for the code's
- * layout only, the same value either way. */
-#ifdef MS_CU_LITE_COLD
-#  define MS_CU_HOT(h, x) ((h) ? __builtin_expect(!!(x), 1) : (x))
-#  define MS_CU_HOT_EARLY true /* ms_cu_k2_lite's HOT in the lite steps' early branch */
+/* Round 19C (docs/cuda.md), off: the lite steps' early branches of K1 and K2 (rounds 18C) with less code on their path.
+ * MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already has there (they return before it
+ * for rows with a window penalty), so the window penalty's code (ms_cu_pen's window count, in every unrolled token of
+ * the scans) leaves them. MS_CU_EARLY_F32 (with it): their fp32 rows run a copy of the pass with c.dtype the constant
+ * MS_DTYPE_F32 (the value it has on those rows), without the fp16 / bf16 conversions between its instructions. */
+#if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
+#  error "-DMS_CU_EARLY_F32 is built with -DMS_CU_EARLY_NOWIN"
+#endif
+#ifdef MS_CU_EARLY_F32
+#  define MS_CU_K2_LITE_INL __forceinline__ /* three call sites in the lite steps' K2: each inlined, as the two before */
 #else
-#  define MS_CU_HOT(h, x) (x)
-#  define MS_CU_HOT_EARLY false /* one instantiation of ms_cu_k2_lite, as before */
+#  define MS_CU_K2_LITE_INL
 #endif
 
 extern "C" {
@@ -1125,7 +1128,19 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     if (c.greedy) return false;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+#ifdef MS_CU_EARLY_F32
+    float cmx;
+    if (c.dtype == MS_DTYPE_F32) { /* round 19C: as in ms_cu_k2_lite_early */
+        ms_cu_row cf = c;
+        cf.dtype = MS_DTYPE_F32;
+        cmx = ms_cu_chunk_max(cf, t0, t1);
+    } else {
+        cmx = ms_cu_chunk_max(c, t0, t1);
+    }
+    unsigned long long v0 = ms_cu_key(cmx);
+#else
     unsigned long long v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
+#endif
     ms_cu_k1_clear(a, r, g, c);
     v0 = ms_cu_warp_max_u64(v0);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -1510,8 +1525,8 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-template <int NG, bool RG, bool HOT = false> /* HOT: round 19C's layout hints (MS_CU_HOT), from the lite steps' early branch */
-__device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+template <int NG, bool RG>
+__device__ MS_CU_K2_LITE_INL void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
@@ -1553,7 +1568,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
-    if (MS_CU_HOT(HOT, *rn <= (uint32_t)MS_CU_HB)) {
+    if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
             mym += ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf);
@@ -1658,7 +1673,14 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return true;
-    ms_cu_k2_lite<MS_CU_K2_NG, RG, MS_CU_HOT_EARLY>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+#ifdef MS_CU_EARLY_F32
+    if (c.dtype == MS_DTYPE_F32) { /* round 19C: the same row with the dtype a constant, so a copy without fp16 / bf16 */
+        ms_cu_row cf = c;
+        cf.dtype = MS_DTYPE_F32;
+        ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, cf, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    } else
+#endif
+    ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
     ms_cu_stamp(4);
     return true;
 }
@@ -4238,7 +4260,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         ms_cu_stq(4, oneread ? 1ull : 0ull);
     }
 #endif
-    if (MS_CU_HOT(!OR, n <= MS_CU_WARP_N)) {
+    if (n <= MS_CU_WARP_N) {
         ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits, dry);
         if (!dry) ms_cu_stamp(12);
         return true;
