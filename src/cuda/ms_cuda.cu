@@ -180,14 +180,16 @@
  * MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already has there (they return before it
  * for rows with a window penalty), so the window penalty's code (ms_cu_pen's window count, in every unrolled token of
  * the scans) leaves them. MS_CU_EARLY_F32 (with it): their fp32 rows run a copy of the pass with c.dtype the constant
- * MS_DTYPE_F32 (the value it has on those rows), without the fp16 / bf16 conversions between its instructions. */
+ * MS_DTYPE_F32 (the value it has on those rows), without the fp16 / bf16 conversions between its instructions: K1's
+ * chunk max, K2's scan (a first version copied K2's whole lite path: its list and re-reads grew by ~22000 instructions
+ * and K2's spills by 28 / 76 bytes, so only the scan). */
 #if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
 #  error "-DMS_CU_EARLY_F32 is built with -DMS_CU_EARLY_NOWIN"
 #endif
 #ifdef MS_CU_EARLY_F32
-#  define MS_CU_K2_LITE_INL __forceinline__ /* three call sites in the lite steps' K2: each inlined, as the two before */
+#  define MS_CU_EARLY_F32S true /* ms_cu_k2_lite's F32S from the early branch: its scan only (the list, cold, as before) */
 #else
-#  define MS_CU_K2_LITE_INL
+#  define MS_CU_EARLY_F32S false
 #endif
 
 extern "C" {
@@ -1525,8 +1527,8 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-template <int NG, bool RG>
-__device__ MS_CU_K2_LITE_INL void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan (MS_CU_EARLY_F32) */
+__device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
@@ -1553,7 +1555,7 @@ __device__ MS_CU_K2_LITE_INL void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, 
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
-    ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1561,7 +1563,14 @@ __device__ MS_CU_K2_LITE_INL void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, 
                 if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
                 i++;
             }
-    });
+    };
+    if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
+        ms_cu_row cf = c;
+        cf.dtype = MS_DTYPE_F32;
+        ms_cu_k2_scan<NG, RG>(cf, t0, t1, rg, stage);
+    } else {
+        ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
+    }
     __syncthreads();
     ms_cu_stamp(16);
 #ifdef MS_CU_K2_TAIL
@@ -1673,14 +1682,7 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return true;
-#ifdef MS_CU_EARLY_F32
-    if (c.dtype == MS_DTYPE_F32) { /* round 19C: the same row with the dtype a constant, so a copy without fp16 / bf16 */
-        ms_cu_row cf = c;
-        cf.dtype = MS_DTYPE_F32;
-        ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, cf, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
-    } else
-#endif
-    ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    ms_cu_k2_lite<MS_CU_K2_NG, RG, MS_CU_EARLY_F32S>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
     ms_cu_stamp(4);
     return true;
 }
