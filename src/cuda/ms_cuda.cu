@@ -186,11 +186,6 @@
 #if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
 #  error "-DMS_CU_EARLY_F32 is built with -DMS_CU_EARLY_NOWIN"
 #endif
-#ifdef MS_CU_EARLY_F32
-#  define MS_CU_EARLY_F32S true /* ms_cu_k2_lite's F32S from the early branch: its scan only (the list, cold, as before) */
-#else
-#  define MS_CU_EARLY_F32S false
-#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -1527,7 +1522,11 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan (MS_CU_EARLY_F32) */
+#ifdef MS_CU_EARLY_F32
+template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch */
+#else
+template <int NG, bool RG>
+#endif
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
@@ -1555,7 +1554,8 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
-    auto stage = [&](int32_t t, const float *x, uint32_t pm) {
+#ifdef MS_CU_EARLY_F32
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) { /* the lambda below, named */
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1571,6 +1571,17 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     } else {
         ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
     }
+#else
+    ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
+        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if ((pm >> k) & 1u) {
+                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+                i++;
+            }
+    });
+#endif
     __syncthreads();
     ms_cu_stamp(16);
 #ifdef MS_CU_K2_TAIL
@@ -1682,7 +1693,11 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return true;
-    ms_cu_k2_lite<MS_CU_K2_NG, RG, MS_CU_EARLY_F32S>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+#ifdef MS_CU_EARLY_F32
+    ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+#else
+    ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+#endif
     ms_cu_stamp(4);
     return true;
 }
