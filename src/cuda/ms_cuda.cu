@@ -176,15 +176,25 @@
 #  endif
 #endif
 
-/* Round 19C (docs/cuda.md), off: the lite steps' early branches of K1 and K2 (rounds 18C) with less code on their path.
- * MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already has there (they return before it
- * for rows with a window penalty), so the window penalty's code (ms_cu_pen's window count, in every unrolled token of
- * the scans) leaves them. MS_CU_EARLY_F32 (with it): their fp32 rows run a copy of the pass with c.dtype the constant
- * MS_DTYPE_F32 (the value it has on those rows), without the fp16 / bf16 conversions between its instructions: K1's
- * chunk max, K2's scan (a first version copied K2's whole lite path: its list and re-reads grew by ~22000 instructions
- * and K2's spills by 28 / 76 bytes, so only the scan). */
+/* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
+ * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
+ * has there (they return before it for rows with a window penalty), so the window penalty's code (ms_cu_pen's window
+ * count, in every unrolled token of the scans) leaves them. MS_CU_EARLY_F32 (with it): their fp32 rows run a copy of
+ * the pass with c.dtype the constant MS_DTYPE_F32 (the value it has on those rows), without the fp16 / bf16
+ * conversions between its instructions: K1's chunk max, K2's scan (a first version copied K2's whole lite path: its
+ * list and re-reads grew by ~22000 instructions and K2's spills by 28 / 76 bytes, so only the scan). H200, full setting
+ * V=151936 fp32, both together: flat B=1 / 4 / 16 / 32 17.91 -> 16.75, 19.80 -> 18.38, 27.56 -> 26.03, 32.52 -> 30.04
+ * us; peaked 16.84 -> 16.16, 18.27 -> 16.93, 20.50 -> 19.17, 24.41 -> 22.30; B=64 (other kernels, the same SASS) and
+ * top-p alone level; all 16 CUDA tests on that binary (bench/results/cuda_h200_2026-12-01-round19c.md).
+ * -DMS_CU_NO_EARLY_NOWIN builds without both, -DMS_CU_NO_EARLY_F32 without the second. */
+#if !defined(MS_CU_NO_EARLY_NOWIN) && !defined(MS_CU_EARLY_NOWIN)
+#  define MS_CU_EARLY_NOWIN
+#endif
+#if !defined(MS_CU_NO_EARLY_F32) && !defined(MS_CU_NO_EARLY_NOWIN) && !defined(MS_CU_EARLY_F32)
+#  define MS_CU_EARLY_F32
+#endif
 #if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
-#  error "-DMS_CU_EARLY_F32 is built with -DMS_CU_EARLY_NOWIN"
+#  error "-DMS_CU_EARLY_F32 is built with MS_CU_EARLY_NOWIN"
 #endif
 
 extern "C" {
