@@ -185,6 +185,27 @@
 #  define MS_CU_OR_LEAN
 #endif
 
+/* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
+ * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
+ * has there (they return before it for rows with a window penalty), so the window penalty's code (ms_cu_pen's window
+ * count, in every unrolled token of the scans) leaves them. MS_CU_EARLY_F32 (with it): their fp32 rows run a copy of
+ * the pass with c.dtype the constant MS_DTYPE_F32 (the value it has on those rows), without the fp16 / bf16
+ * conversions between its instructions: K1's chunk max, K2's scan (a first version copied K2's whole lite path: its
+ * list and re-reads grew by ~22000 instructions and K2's spills by 28 / 76 bytes, so only the scan). H200, full setting
+ * V=151936 fp32, both together: flat B=1 / 4 / 16 / 32 17.91 -> 16.75, 19.80 -> 18.38, 27.56 -> 26.03, 32.52 -> 30.04
+ * us; peaked 16.84 -> 16.16, 18.27 -> 16.93, 20.50 -> 19.17, 24.41 -> 22.30; B=64 (other kernels, the same SASS) and
+ * top-p alone level; all 16 CUDA tests on that binary (bench/results/cuda_h200_2026-12-01-round19c.md).
+ * -DMS_CU_NO_EARLY_NOWIN builds without both, -DMS_CU_NO_EARLY_F32 without the second. */
+#if !defined(MS_CU_NO_EARLY_NOWIN) && !defined(MS_CU_EARLY_NOWIN)
+#  define MS_CU_EARLY_NOWIN
+#endif
+#if !defined(MS_CU_NO_EARLY_F32) && !defined(MS_CU_NO_EARLY_NOWIN) && !defined(MS_CU_EARLY_F32)
+#  define MS_CU_EARLY_F32
+#endif
+#if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
+#  error "-DMS_CU_EARLY_F32 is built with MS_CU_EARLY_NOWIN"
+#endif
+
 extern "C" {
 #include "ms_internal.h"
 }
@@ -1195,10 +1216,26 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+#ifdef MS_CU_EARLY_NOWIN
+    c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
+    c.w_eff = 0;
+#endif
     if (c.greedy) return false;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+#ifdef MS_CU_EARLY_F32
+    float cmx;
+    if (c.dtype == MS_DTYPE_F32) { /* round 19C: as in ms_cu_k2_lite_early */
+        ms_cu_row cf = c;
+        cf.dtype = MS_DTYPE_F32;
+        cmx = ms_cu_chunk_max(cf, t0, t1);
+    } else {
+        cmx = ms_cu_chunk_max(c, t0, t1);
+    }
+    unsigned long long v0 = ms_cu_key(cmx);
+#else
     unsigned long long v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
+#endif
     ms_cu_k1_clear(a, r, g, c);
     v0 = ms_cu_warp_max_u64(v0);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -1583,7 +1620,11 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
+#ifdef MS_CU_EARLY_F32
+template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch */
+#else
 template <int NG, bool RG>
+#endif
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
@@ -1611,6 +1652,24 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
+#ifdef MS_CU_EARLY_F32
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) { /* the lambda below, named */
+        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if ((pm >> k) & 1u) {
+                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+                i++;
+            }
+    };
+    if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
+        ms_cu_row cf = c;
+        cf.dtype = MS_DTYPE_F32;
+        ms_cu_k2_scan<NG, RG>(cf, t0, t1, rg, stage);
+    } else {
+        ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
+    }
+#else
     ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
@@ -1620,6 +1679,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
                 i++;
             }
     });
+#endif
     __syncthreads();
     ms_cu_stamp(16);
 #ifdef MS_CU_K2_TAIL
@@ -1720,6 +1780,10 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
                     a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+#ifdef MS_CU_EARLY_NOWIN
+    c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
+    c.w_eff = 0;
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
     const ms_cu_filt f = ms_cu_filters(c);
@@ -1727,7 +1791,11 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return true;
+#ifdef MS_CU_EARLY_F32
+    ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+#else
     ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+#endif
     ms_cu_stamp(4);
     return true;
 }
