@@ -1652,8 +1652,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
-#ifdef MS_CU_EARLY_F32
-    auto stage = [&](int32_t t, const float *x, uint32_t pm) { /* the lambda below, named */
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -1662,24 +1661,16 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
                 i++;
             }
     };
+#ifdef MS_CU_EARLY_F32
     if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
         ms_cu_row cf = c;
         cf.dtype = MS_DTYPE_F32;
         ms_cu_k2_scan<NG, RG>(cf, t0, t1, rg, stage);
-    } else {
+    } else
+#endif
+    {
         ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
     }
-#else
-    ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, [&](int32_t t, const float *x, uint32_t pm) {
-        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            if ((pm >> k) & 1u) {
-                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
-                i++;
-            }
-    });
-#endif
     __syncthreads();
     ms_cu_stamp(16);
 #ifdef MS_CU_K2_TAIL
