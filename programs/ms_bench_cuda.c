@@ -159,9 +159,12 @@ int ms__cuda_stamps(int op, unsigned long long lo[30], unsigned long long hi[30]
 int ms__cuda_stamps_q(int op, unsigned long long q[16]);
 /* Round 16B: --chain prints, after each configuration's line, what graphs of 1..5 near-empty kernels launched as
  * the step's K0..K4 (same grids, PDL) cost a replay (ms__cuda_chain), and the five without PDL;
- * MS_BENCH_MINCHUNK=c sets K1..K3's smallest chunk (ms__cuda_minchunk) before every configuration. */
+ * MS_BENCH_MINCHUNK=c sets K1..K3's smallest chunk (ms__cuda_minchunk) before every configuration.
+ * MS_BENCH_ORMIN=c (fourteenth session) lets the one-read path's chunk size c alone choose it (ms__cuda_oneread: no L2
+ * rule), to find where the path starts to pay. */
 int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us);
 int32_t ms__cuda_minchunk(int32_t c);
+int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
     float us[6] = {0}, nok0 = 0;
@@ -238,6 +241,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     const int rewrite = getenv("MS_BENCH_REWRITE") != NULL;
 #ifdef MS_BENCH_CUDA_STANDALONE
     if (getenv("MS_BENCH_MINCHUNK")) ms__cuda_minchunk((int32_t)atoi(getenv("MS_BENCH_MINCHUNK")));
+    if (getenv("MS_BENCH_ORMIN")) (void)ms__cuda_oneread((int32_t)atoi(getenv("MS_BENCH_ORMIN")), NULL);
 #endif
     ms_spec spec = ms_spec_default();
     spec.resource_key = "bench";
