@@ -392,8 +392,10 @@ __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
  * round 17C's own build). Round 18A (one-read K2, ms_cu_k2_scan1, thread 0 of the block): 26 the first step's barrier
  * passed, 27 the scan loop past half the chunk's whole groups.
  * Round 18B (-DMS_CU_ROWFLAGS): 28 K1's count in k1n (thread 0, after the atomicAdd), 29 K2's
- * count in k2n (lite and one-read rows, after the atomicAdd); 3 and 9 are then after the row's counter wait. */
-#define MS_CU_NSTAMP 30
+ * count in k2n (lite and one-read rows, after the atomicAdd); 3 and 9 are then after the row's counter wait.
+ * Fourteenth session (one-read K2, ms_cu_k2_one, thread 0 of the block): 30 the staged tokens drained (after the
+ * barrier that follows the drain or the overflow's re-read), 31 past its PDL wait (then the list; 4 is the exit). */
+#define MS_CU_NSTAMP 32
 #define MS_CU_NSTQ 5
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
@@ -2248,7 +2250,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         });
     }
     __syncthreads(); /* C's tokens staged (sn, sbuf) */
+    ms_cu_stamp(30);
     ms_cu_pdl_wait(); /* K0's zeroed stats: K2's wait covers K1, which waited for K0 */
+    ms_cu_stamp(31);
     if (threadIdx.x == 0) atomicMax(&st->maxkey, mk); /* the row's m, as K1 would have published it */
     const uint32_t ns = *sn;
     /* the chunk's top k' of C, ties kept (the bin cut from cm: bins non-increasing in y, an upper set of C with
@@ -5321,9 +5325,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[30], unsigned long long hi[30]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[32], unsigned long long hi[32]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 30, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 32, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;
