@@ -2282,39 +2282,20 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 /* Round 18A (-DMS_CU_OR_EARLY): K2's one-read rows branch off before the kernel's general set-up. ncu (B=64, fp32)
  * put ~650 instructions a warp before the pass's first load, ~300 of them one straight run that packs the general
  * paths' many predicates (c.pres and the like at every inlined use) into bits, all issued before any warp of the SM
- * reaches its first load. Here the row is set up by the same code (ms_cu_row_setup, ms_cu_filters, ms_cu_onread)
- * for the one-read path alone; a row that does not take it returns false and the kernel sets it up again as
- * before (rows with a window penalty, never one-read, return before the set-up, whose window filter has
- * barriers). The one-read rows run the same ms_cu_k2_one on the same values: exactness is untouched. */
-template <bool RG>
-__device__ __forceinline__ bool ms_cu_k2_or_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
-                                                  unsigned long long *sbuf, uint32_t *scnt, uint32_t *sn,
-                                                  unsigned long long *smass) {
-    if (!a.oneread) return false;
-    {
-        const float rep = a.slots[slot].rep;
-        if (rep != 1.0f && a.slots[slot].window > 0) return false; /* as ms_cu_onread: never one-read */
-    }
-    ms_cu_row c;
-    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
-                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
-    if (c.greedy) return false;
-    const ms_cu_filt f1 = ms_cu_filters(c);
-    if (!ms_cu_onread(a, c.row, c, f1)) return false;
-    ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, f1), sbuf, scnt, sn, smass);
-    return true;
-}
-#endif
-#ifdef MS_CU_OR_K2OWN
-/* Round 18D (-DMS_CU_OR_K2OWN, off; never run on a GPU): the one-read steps' K2 as a kernel of its own, K2or =
- * ms_cu_k2<true, RG, true> (ms_cu_launch launches it instead of ms_cu_k2<true, RG> when a.oneread). Its one-read
- * rows take this lean branch right after the slot test; every other row runs K2's body as ms_cu_k2<true, RG> does
- * (less ms_cu_k2_or_early, false for such a row and without effect). The decision is ms_cu_onread on the fields it
+ * reaches its first load. Round 18A set the row up there with ms_cu_row_setup (its own function until the fourteenth
+ * session); since round 18D both K2<true> kernels use ms_cu_k2or_row below, which sets up the fields the path reads. A
+ * row that does not take the path returns false and the kernel sets it up again as before. The one-read rows run the
+ * same ms_cu_k2_one on the same values: exactness is untouched.
+ *
+ * Round 18D (on since the fourteenth session): the one-read steps' K2 as a kernel of its own, K2or =
+ * ms_cu_k2<true, RG, true> (ms_cu_launch launches it instead of ms_cu_k2<true, RG> when a.oneread; the latter only in
+ * -DMS_CU_NO_OR_K2OWN builds). Its one-read rows take this lean branch right after the slot test; every other row
+ * runs K2's body. The decision is ms_cu_onread on the fields it
  * reads (c.sl, c.V, c.filters, c.minp_on, set as ms_cu_row_setup sets them): K1, K2 and K4 agree as before, and
  * !c.greedy is in it. The rest of the row is filled in as ms_cu_row_setup fills it, the values that the decision
  * fixes written as constants (not greedy; no window filter: not rep != 1 with a window; filters and min-p on:
  * ms_cu_lite_k > 0 needs c.minp_on, which needs apply_filters; the default order): the same values, so ms_cu_k2_one
- * runs as from ms_cu_k2_or_early and its exactness (rounds 13, 14, 18A) is untouched. ms_cu_row_setup's closing
+ * runs as from round 18A's set-up and its exactness (rounds 13, 14, 18A) is untouched. ms_cu_row_setup's closing
  * barrier is left out: without a window filter it orders nothing (the block has touched no shared memory before
  * it), and ms_cu_k2_one begins with its own barrier after it zeroes its shared values. Returns true when the row
  * is done (the caller waits, on every path). Needs MS_CU_OR_EARLY (the default's). */
@@ -2467,16 +2448,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
-#  ifdef MS_CU_OR_K2OWN
-    if (OWN) { /* round 18D: the one-read rows' lean branch; the others run the body as ms_cu_k2<true, RG> */
-        if (ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
-            ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
-            ms_cu_stamp(4);
-            return;
-        }
-    } else
-#  endif
-    if (OR && ms_cu_k2_or_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
+    /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
+    if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
         ms_cu_stamp(4);
         return;
