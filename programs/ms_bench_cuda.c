@@ -155,7 +155,7 @@ static double bc_anchor(int peaked, int32_t B, int32_t V) {
  * with -DMS_CU_STAMPS and MS_BENCH_STAMPS set, one replay of the step's graph at a time (after the
  * device is idle), 9 times: each event's earliest and latest %globaltimer over the blocks, in us after
  * the first K1 block started, the median of the 9. Events as in src/cuda/ms_cuda.cu (ms_cu_stamp). */
-int ms__cuda_stamps(int op, unsigned long long lo[32], unsigned long long hi[32]);
+int ms__cuda_stamps(int op, unsigned long long lo[38], unsigned long long hi[38]);
 int ms__cuda_stamps_q(int op, unsigned long long q[16]);
 /* Round 16B: --chain prints, after each configuration's line, what graphs of 1..5 near-empty kernels launched as
  * the step's K0..K4 (same grids, PDL) cost a replay (ms__cuda_chain), and the five without PDL;
@@ -184,14 +184,15 @@ static int bc_cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
-    static const char *name[32] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
+    static const char *name[38] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
                                    "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn", "K4w rank", "K4w filt",
                                    "K4w idord", "K2 scan", "K4 pre", "K4 list0", "K4 tminmax", "K4 tlevel1",
                                    "K4 tkth", "K4 trim", "K4 fmass", "K4 exit", "K0 in",
-                                   "K2 first", "K2 half", "K1 k1n", "K2 k2n", "K2 drained", "K2 waited"};
-    enum { R = 9, E = 32 };
+                                   "K2 first", "K2 half", "K1 k1n", "K2 k2n", "K2 drained", "K2 waited",
+                                   "ev 32", "ev 33", "ev 34", "ev 35", "K4 warm0", "K4 warm1"};
+    enum { R = 9, E = 38 };
     double lo[E][R], hi[E][R];
-    unsigned long long l[32], h[32], q[16];
+    unsigned long long l[38], h[38], q[16];
     const int qon = ms__cuda_stamps_q(1, q) == 1;
     for (int k = 0; k < R; k++) {
         if (ms__cuda_stamps(1, l, h) != 1) {

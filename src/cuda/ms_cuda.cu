@@ -394,8 +394,10 @@ __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
  * Round 18B (-DMS_CU_ROWFLAGS): 28 K1's count in k1n (thread 0, after the atomicAdd), 29 K2's
  * count in k2n (lite and one-read rows, after the atomicAdd); 3 and 9 are then after the row's counter wait.
  * Fourteenth session (one-read K2, ms_cu_k2_one, thread 0 of the block): 30 the staged tokens drained (after the
- * barrier that follows the drain or the overflow's re-read), 31 past its PDL wait (then the list; 4 is the exit). */
-#define MS_CU_NSTAMP 32
+ * barrier that follows the drain or the overflow's re-read), 31 past its PDL wait (then the list; 4 is the exit).
+ * Fifteenth session: 32-33 helper A's, 34-35 helper B's; round 20C (K4's warm-up pass, MS_CU_K4_WARM, thread 0 of the
+ * block): 36 the warm-up pass begins (after the lean set-up, before its barrier), 37 it ended (its finish done). */
+#define MS_CU_NSTAMP 38
 #define MS_CU_NSTQ 5
 #ifdef MS_CU_STAMPS
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
@@ -2796,8 +2798,19 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
      * the same tests on the slot's settings as K2's, which the host wrote before K1) return without waiting for K2, so
      * that K3's grid is done as soon as its busy rows are; block 0 always waits, so K3's completion still covers K2's
      * (K4 waits for K3 alone). */
+#ifdef MS_CU_K3_B0LATE
+    /* Round 20C (-DMS_CU_K3_B0LATE): block 0 reads its row's slot and decides before its wait (the other blocks'
+     * test on the same inputs, written before K1), and waits only then, on every path before it returns: K3's
+     * completion still covers K2's. Before, block 0 waited first and then loaded row_slot and the slot (two
+     * dependent L2 reads) between K2's completion and its own, on the lite steps' K2 -> K4 hand-off. */
+    if (slot < 0) {
+        if (blockIdx.x == 0) ms_cu_pdl_wait();
+        return;
+    }
+#else
     if (blockIdx.x == 0) ms_cu_pdl_wait();
     if (slot < 0) return;
+#endif
     {
         ms_cu_row q;
         q.sl = a.slots[slot];
@@ -2806,6 +2819,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
         q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
         const ms_cu_filt qf = ms_cu_filters(q);
         if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
+#ifdef MS_CU_K3_B0LATE
+            if (blockIdx.x == 0) ms_cu_pdl_wait();
+#endif
             ms_cu_stamp(7);
             return;
         }
@@ -4495,6 +4511,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #pragma unroll 1
             for (int pass = a.k4warm ? 0 : 1; pass < 2; pass++) {
                 const bool dry = pass == 0;
+                if (dry) ms_cu_stamp(36); /* round 20C */
                 if (threadIdx.x == 0) lite_n = 0;
                 __syncthreads();
                 if (!dry) {
@@ -4507,6 +4524,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 }
                 served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry,
                                            cnt_all);
+                if (dry) ms_cu_stamp(37); /* round 20C */
             }
             if (served) return;
 #else
@@ -4838,6 +4856,36 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
+#ifdef MS_CU_CARVE
+    /* Round 20C (-DMS_CU_CARVE=<percent>): one shared-memory carveout preference for every kernel of a step. Without it
+     * the driver sizes each kernel's carveout to its own needs (K1 and K3 ~1.5 KB a block, K2 ~41 KB, K4 ~170 KB), and a
+     * multiprocessor changes its L1 / shared split only when it is idle: a K2 block could not join K1's blocks on a
+     * multiprocessor configured for K1, even with registers free (at B=1 K2's blocks entered at 2.5 us, after K1's
+     * left, though K1 releases them at its entry). A hint: kernels and results unchanged. */
+    {
+        const int cv = MS_CU_CARVE;
+        const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k0, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<false>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
+#  ifdef MS_CU_K3_KERNEL
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
+#  endif
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
+#  ifdef MS_CU_ONEREAD
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
+#    ifdef MS_CU_OR_K2OWN
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true, true>, ca, cv);
+#    else
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true>, ca, cv);
+#    endif
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, ca, cv);
+#  endif
+    }
 #endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
@@ -5298,9 +5346,9 @@ extern "C" int ms__cuda_commit(ms_resource *res, const ms_step *step) {
     return queued;
 }
 
-extern "C" int ms__cuda_stamps(int op, unsigned long long lo[32], unsigned long long hi[32]) {
+extern "C" int ms__cuda_stamps(int op, unsigned long long lo[38], unsigned long long hi[38]) {
 #ifdef MS_CU_STAMPS
-    static_assert(MS_CU_NSTAMP == 32, "the hook's arrays");
+    static_assert(MS_CU_NSTAMP == 38, "the hook's arrays");
     if (op == 1) { /* arm: earliest = all ones, latest = 0, on */
         unsigned long long l[MS_CU_NSTAMP], h[MS_CU_NSTAMP];
         for (int i = 0; i < MS_CU_NSTAMP; i++) l[i] = ~0ull, h[i] = 0;

@@ -80,7 +80,7 @@ int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the
  * kernels' %globaltimer stamps (earliest / latest over the blocks, per event; see ms_cuda.cu), op 0 waits
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */
-int ms__cuda_stamps(int op, unsigned long long lo[32], unsigned long long hi[32]);
+int ms__cuda_stamps(int op, unsigned long long lo[38], unsigned long long hi[38]);
 int ms__cuda_stamps_q(int op, unsigned long long q[16]); /* round 17B: K4's row counters (ms_cuda.cu) */
 
 /* Round 16B (diagnostics and tests): the smallest chunk of K1..K3 in tokens (8..32768; -1: the default,
