@@ -5137,6 +5137,18 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.stride = stride;
     a.V = V;
     a.G = ms_cu_grid(st->sm_count, n, V);
+#ifdef MS_CU_K4_FREESM
+    /* Round 20C (-DMS_CU_K4_FREESM, with -DMS_CU_CARVE): in the steps of K4's warm-up (at most two K1..K3 blocks a
+     * multiprocessor: B=1 at V=151936), K1..K3's grid leaves n multiprocessors without a block, so that K4's blocks
+     * (a whole multiprocessor each: 512 threads x 128 registers) can start, and run their warm-up pass, while K1..K3
+     * run. With one carveout for every kernel, K2's and K3's blocks join K1's on its multiprocessors, and with 149
+     * blocks on 132 none was left free: K4 entered only when K2's first blocks left (6.9 us) and its warm-up ended
+     * last (12.3 us, stamps). From B, V and the multiprocessor count alone (capturable); any G is exact. */
+    if ((int64_t)n * a.G <= 2 * (int64_t)st->sm_count && n < st->sm_count) {
+        const int32_t g2 = (st->sm_count - n) / n;
+        if (g2 >= (int32_t)((V + 32767) / 32768) && g2 < a.G) a.G = g2;
+    }
+#endif
     a.apply_penalty = apply_penalty;
     a.apply_filters = apply_filters;
     a.seen = st->d_seen;
