@@ -2802,7 +2802,8 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     /* Round 20C (-DMS_CU_K3_B0LATE): block 0 reads its row's slot and decides before its wait (the other blocks'
      * test on the same inputs, written before K1), and waits only then, on every path before it returns: K3's
      * completion still covers K2's. Before, block 0 waited first and then loaded row_slot and the slot (two
-     * dependent L2 reads) between K2's completion and its own, on the lite steps' K2 -> K4 hand-off. */
+     * dependent L2 reads) between K2's completion and its own, on the lite steps' K2 -> K4 hand-off. Exact (all 16
+     * CUDA tests with -DMS_CU_CARVE=100), level on the H200 (-0.4..+0.2 us, full setting B=1..64): off. */
     if (slot < 0) {
         if (blockIdx.x == 0) ms_cu_pdl_wait();
         return;
@@ -4862,7 +4863,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
      * the driver sizes each kernel's carveout to its own needs (K1 and K3 ~1.5 KB a block, K2 ~41 KB, K4 ~170 KB), and a
      * multiprocessor changes its L1 / shared split only when it is idle: a K2 block could not join K1's blocks on a
      * multiprocessor configured for K1, even with registers free (at B=1 K2's blocks entered at 2.5 us, after K1's
-     * left, though K1 releases them at its entry). A hint: kernels and results unchanged. */
+     * left, though K1 releases them at its entry). A hint: kernels and results unchanged. Measured with 100 (H200,
+     * docs/cuda.md round 20C): K2's blocks enter at 0.9 us at B=1; full setting B=64 1.8-2.1 us faster flat, but B=1
+     * +2.4 (K4, which needs an empty multiprocessor, enters later and its warm-up ends last), B=256 +0.7..+1.4,
+     * top-p alone peaked B=1 +1.3: off. */
     {
         const int cv = MS_CU_CARVE;
         const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
@@ -5143,7 +5147,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * (a whole multiprocessor each: 512 threads x 128 registers) can start, and run their warm-up pass, while K1..K3
      * run. With one carveout for every kernel, K2's and K3's blocks join K1's on its multiprocessors, and with 149
      * blocks on 132 none was left free: K4 entered only when K2's first blocks left (6.9 us) and its warm-up ended
-     * last (12.3 us, stamps). From B, V and the multiprocessor count alone (capturable); any G is exact. */
+     * last (12.3 us, stamps). From B, V and the multiprocessor count alone (capturable); any G is exact. Measured
+     * (H200, with -DMS_CU_CARVE=100 -DMS_CU_K3_B0LATE, one run): B=1 flat -0.1, peaked -0.45 us against main; off. */
     if ((int64_t)n * a.G <= 2 * (int64_t)st->sm_count && n < st->sm_count) {
         const int32_t g2 = (st->sm_count - n) / n;
         if (g2 >= (int32_t)((V + 32767) / 32768) && g2 < a.G) a.G = g2;
