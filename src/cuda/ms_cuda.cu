@@ -208,11 +208,11 @@
 /* Round 20B (-DMS_CU_K4_TWO, off): in one-read steps with more rows than multiprocessors, where ms_cu_k4<true> (512
  * threads, ~128 registers, 160 KB of shared memory: one block a multiprocessor) ran in two waves, K4 is two kernels:
  * K4L (ms_cu_k4l: the lean path alone, 64 registers, MS_CU_K4L_CAP candidates in shared memory: two blocks a
- * multiprocessor, one wave up to 2 x SMs rows) serves the lean rows it can and marks them (k4done); K4R (ms_cu_k4r:
+ * multiprocessor, one wave up to 2 x SMs rows) serves the lean rows it can and marks them (k3done); K4R (ms_cu_k4r:
  * ms_cu_k4<true>'s row code, one block a multiprocessor looping over the rows) serves the rest and zeroes the stats.
  * Needs MS_CU_ONEREAD and MS_CU_K4_ZERO (the defaults), not MS_CU_ROWFLAGS. */
-#if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF))
-#  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD and MS_CU_K4_ZERO (the defaults) and no MS_CU_ROWFLAGS"
+#if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF) || defined(MS_CU_K3_IN_K2))
+#  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults) and no MS_CU_ROWFLAGS"
 #endif
 #ifndef MS_CU_K4L_CAP
 #  define MS_CU_K4L_CAP 2048 /* K4L's candidates in shared memory (a row with more goes to K4R) */
@@ -265,7 +265,8 @@ typedef struct ms_cu_rowstat {
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
     uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
     uint32_t k3go;     /* round 15B: bit 0 set (release) once K2's last block wrote the mode; bit 1 once a block gave up its gather */
-    uint32_t k3done;   /* round 15B: K2 blocks that gather their chunk for K4 (K4: FAST / BAND rows below G are FULL) */
+    uint32_t k3done;   /* round 15B: K2 blocks that gather their chunk for K4 (K4: FAST / BAND rows below G are FULL);
+                        * round 20B (-DMS_CU_K4_TWO, built with K3's kernel, where this word is otherwise unused): 1 once K4L served the row */
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
@@ -273,10 +274,6 @@ typedef struct ms_cu_rowstat {
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
     uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
     uint32_t rf_pad[2]; /* 80 bytes: each row's stats 16-byte aligned (K4's 16-byte loads of their first words) */
-#endif
-#ifdef MS_CU_K4_TWO
-    uint32_t k4done;    /* round 20B: K4L served the row (K4R only zeroes its stats) */
-    uint32_t k4_pad[3]; /* 80 bytes: 16-byte aligned, as above */
 #endif
 } ms_cu_rowstat;
 
@@ -4677,12 +4674,13 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
  * first's). K4L (ms_cu_k4l): one block of 512 threads a row, registers capped at 64 (__launch_bounds__(512, 2)) and
  * 2 x MS_CU_K4L_CAP candidates of dynamic shared memory, so two blocks fit a multiprocessor; it runs the lean path
  * (ms_cu_k4_lean, ms_cu_k4_lite: the same code, instantiated with CAP) for the rows that take it, and marks in the
- * row's stats (k4done) each row it served. It does not serve (and writes nothing for) a row with more than CAP
+ * row's stats (k3done, a word only round 15B's -DMS_CU_K3_IN_K2 uses) each row it served. It does not serve (and writes nothing for) a row with more than CAP
  * candidates or more than MS_CU_WARP_N left after the trim (ms_cu_k4_cand needs K4's whole shared memory), nor any
- * row off the lean path. K4R (ms_cu_k4r, launched after it with PDL; a block of K4's shape a row, one a multiprocessor;
- * a version looping over the rows in one wave spilled ~1 KB in ptxas): after its PDL wait (K4L's grid complete: every K4L block waited for K3
- * before it exited, so K1..K3's writes are visible too) a row K4L marked is only zeroed; any other row runs
- * ms_cu_k4<true>'s row code (ms_cu_k4_row), as the one kernel did. Exact: every row is decided once, by the same
+ * row off the lean path; its blocks of rows off the lean path exit at once, but block 0 always waits for K3 (as
+ * K3's block 0 waits for K2, round 15B), so K4L's completion covers K1..K3's. K4R (ms_cu_k4r, launched after it with
+ * PDL; a block of K4's shape a row, one a multiprocessor; a version looping over the rows in one wave spilled ~1 KB):
+ * a lean row waits (K4L's grid complete) and is only zeroed if K4L marked it; any other row runs ms_cu_k4<true>'s
+ * row code (ms_cu_k4_row) as the one kernel did, its set-up before its wait. Exact: every row is decided once, by the same
  * functions on the same values as in ms_cu_k4<true> (the list's room and the trim's scratch move, not the values);
  * K4L's rows that it gives up are redone from the start by K4R (K4L wrote no output for them; the tests' path
  * counters then count such a row twice). */
@@ -4705,21 +4703,32 @@ __global__ void __launch_bounds__(MS_CU_T4, 2) ms_cu_k4l(ms_cu_args a) {
         lsc = ms_cu_lbin_scale(lc);
         dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
     }
+    if (!lean && r != 0) return; /* K4R's; block 0 waits for K3 whatever its row, so that K4L's completion covers K1..K3 */
     const bool cnt_all = ms_cu_count_all != 0;
     if (threadIdx.x == 0) lite_n = 0;
     __syncthreads();
-    ms_cu_pdl_wait(); /* every block, served or not: K4R's wait covers K1..K3 through this grid */
+    ms_cu_pdl_wait();
     ms_cu_stamp(9);
     if (lean && ms_cu_k4_lite<true, MS_CU_K4L_CAP>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false,
                                                   cnt_all) &&
         threadIdx.x == 0)
-        a.stats[r].k4done = 1u;
+        a.stats[r].k3done = 1u;
 }
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4r(ms_cu_args a) {
-    ms_cu_pdl_wait(); /* K4L's grid, hence K1..K3's */
-    if (!a.stats[blockIdx.x].k4done) ms_cu_k4_row<true>(a, blockIdx.x);
+    bool go = true;
+    {
+        ms_cu_row lc = {};
+        ms_cu_filt lf = {};
+        int32_t lkk = 0;
+        if (ms_cu_k4_lean(a, blockIdx.x, lc, lf, lkk)) { /* the rows K4L may have served (the same verdict as there) */
+            ms_cu_pdl_wait(); /* K4L's grid, hence K1..K3's */
+            go = !a.stats[blockIdx.x].k3done;
+        }
+    }
+    if (go) ms_cu_k4_row<true>(a, blockIdx.x); /* other rows: set-up, then the wait, as in ms_cu_k4<true> */
     if (a.k4zero) {
-        __syncthreads(); /* every thread's reads of the row's stats (k4done too) before they are zeroed */
+        ms_cu_pdl_wait(); /* rows that returned before their wait (as ms_cu_k4) */
+        __syncthreads(); /* every thread's reads of the row's stats (k3done too) before they are zeroed */
         if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[blockIdx.x])[threadIdx.x] = 0;
     }
     ms_cu_stamp(24);
