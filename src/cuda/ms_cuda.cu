@@ -210,7 +210,9 @@
  * K4L (ms_cu_k4l: the lean path alone, 64 registers, MS_CU_K4L_CAP candidates in shared memory: two blocks a
  * multiprocessor, one wave up to 2 x SMs rows) serves the lean rows it can and marks them (k3done); K4R (ms_cu_k4r:
  * ms_cu_k4<true>'s row code, one block a multiprocessor looping over the rows) serves the rest and zeroes the stats.
- * Needs MS_CU_ONEREAD and MS_CU_K4_ZERO (the defaults), not MS_CU_ROWFLAGS. */
+ * Needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults), not MS_CU_ROWFLAGS. H200, full setting
+ * V=151936 (bench/results/cuda_h200_2026-12-01-round20b.md): flat B=200 / 256 3.1-4.0 us, peaked 1.9-2.5 us faster,
+ * B <= 128 and top-p alone level; all 16 CUDA tests on its first form, 12 of 16 (the rest unrun) on this one: off. */
 #if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF) || defined(MS_CU_K3_IN_K2))
 #  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults) and no MS_CU_ROWFLAGS"
 #endif
