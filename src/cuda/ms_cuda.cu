@@ -205,6 +205,20 @@
 #if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
 #  error "-DMS_CU_EARLY_F32 is built with MS_CU_EARLY_NOWIN"
 #endif
+/* Round 20B (-DMS_CU_K4_TWO, off): in one-read steps with more rows than multiprocessors, where ms_cu_k4<true> (512
+ * threads, ~128 registers, 160 KB of shared memory: one block a multiprocessor) ran in two waves, K4 is two kernels:
+ * K4L (ms_cu_k4l: the lean path alone, 64 registers, MS_CU_K4L_CAP candidates in shared memory: two blocks a
+ * multiprocessor, one wave up to 2 x SMs rows) serves the lean rows it can and marks them (k3done); K4R (ms_cu_k4r:
+ * ms_cu_k4<true>'s row code, one block a multiprocessor looping over the rows) serves the rest and zeroes the stats.
+ * Needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults), not MS_CU_ROWFLAGS. H200, full setting
+ * V=151936 (bench/results/cuda_h200_2026-12-01-round20b.md): flat B=200 / 256 3.1-4.0 us, peaked 1.9-2.5 us faster,
+ * B <= 128 and top-p alone level; all 16 CUDA tests on its first form, 12 of 16 (the rest unrun) on this one: off. */
+#if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF) || defined(MS_CU_K3_IN_K2))
+#  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults) and no MS_CU_ROWFLAGS"
+#endif
+#ifndef MS_CU_K4L_CAP
+#  define MS_CU_K4L_CAP 2048 /* K4L's candidates in shared memory (a row with more goes to K4R) */
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -253,7 +267,8 @@ typedef struct ms_cu_rowstat {
     uint32_t mode;     /* MS_CU_MODE_* decided by K2's last block */
     uint32_t c_above;  /* BAND: S0 tokens in buckets above the bound (K2's last block) */
     uint32_t k3go;     /* round 15B: bit 0 set (release) once K2's last block wrote the mode; bit 1 once a block gave up its gather */
-    uint32_t k3done;   /* round 15B: K2 blocks that gather their chunk for K4 (K4: FAST / BAND rows below G are FULL) */
+    uint32_t k3done;   /* round 15B: K2 blocks that gather their chunk for K4 (K4: FAST / BAND rows below G are FULL);
+                        * round 20B (-DMS_CU_K4_TWO, built with K3's kernel, where this word is otherwise unused): 1 once K4L served the row */
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
@@ -4131,7 +4146,7 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 
 /* The block's trim of the n listed candidates to their top kk (ties kept: key >= the kk-th key), in
  * place; the scratch after the list (k4_cand's, free until then). Returns the new count. */
-template <int ST = 0, bool EARLY = MS_CU_KTH_EARLY, bool RANK = false> /* ST: round 17B's stamps (19..22); EARLY: -DMS_CU_K4_TSEL acts; RANK: -DMS_CU_K4_RANKTRIM acts */
+template <int ST = 0, bool EARLY = MS_CU_KTH_EARLY, bool RANK = false, int CAP = MS_CU_CAND> /* ST: round 17B's stamps (19..22); EARLY: -DMS_CU_K4_TSEL acts; RANK: -DMS_CU_K4_RANKTRIM acts; CAP: the list's room (round 20B's K4L: its scratch follows it) */
 __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh &S) {
     __shared__ uint32_t res[EARLY ? 4 : 2];
     __shared__ int32_t n2;
@@ -4186,7 +4201,7 @@ __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, in
     ks.v = cand_sh;
     ks.n = (uint32_t)n;
     const uint32_t kth = ms_cu_kth_key<ms_cu_keys_sh, ST, EARLY>(ks, (uint32_t)kk, S.cnt, res);
-    unsigned long long *tmp = cand_sh + MS_CU_CAND;
+    unsigned long long *tmp = cand_sh + CAP;
     if (threadIdx.x == 0) n2 = 0;
     __syncthreads();
     for (int32_t i = threadIdx.x; i < n; i += blockDim.x) {
@@ -4304,7 +4319,7 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
-template <bool OR> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread) */
+template <bool OR, int CAP = MS_CU_CAND> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below) */
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
@@ -4359,7 +4374,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
-    if (cand_n > MS_CU_CAND) return false;
+    if (cand_n > (uint32_t)CAP) return false; /* round 20B's K4L: K4R serves it */
     if (!dry) ms_cu_stamp(10);
     const int32_t n_all = (int32_t)cand_n;
     uint32_t bmax = MS_CU_LBINS - 1;
@@ -4425,7 +4440,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
                                 0 /* one instantiation with the block path's */
 #endif
-                                , MS_CU_KTH_EARLY && MS_CU_TSEL(OR), MS_CU_RANK(OR)>(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
+                                , MS_CU_KTH_EARLY && MS_CU_TSEL(OR), MS_CU_RANK(OR), CAP>(cand_sh, n, kk, S); /* the block path's trim to the top kk, as there */
 #ifdef MS_CU_STAMPS
     if (threadIdx.x == 0 && !dry) {
         ms_cu_stq(0, cand_n);
@@ -4435,10 +4450,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
 #endif
     if (n <= MS_CU_WARP_N) {
-        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + MS_CU_CAND, dbits, dry);
+        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
         if (!dry) ms_cu_stamp(12);
         return true;
     }
+    if (CAP < MS_CU_CAND) return false; /* round 20B's K4L: nothing written yet; K4R serves the row (ms_cu_k4_cand's room) */
     if (dry) return true; /* never: the fake row lists 64 */
     ms_cu_k4_cand(a, r, c, f, S, cand_sh, n, st->m0);
     ms_cu_stamp(12);
@@ -4461,10 +4477,10 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * still touch the row's stats), a barrier orders every thread's reads of the stats before thread t < 8 zeroes the
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
-template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a);
+template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r);
 template <bool OR>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
-    ms_cu_k4_row<OR>(a);
+    ms_cu_k4_row<OR>(a, blockIdx.x);
     if (a.k4zero) {
         static_assert(sizeof(ms_cu_rowstat) % 8 == 0 && sizeof(ms_cu_rowstat) / 8 <= MS_CU_T4, "K4 zeroes a row's stats");
         ms_cu_pdl_wait();
@@ -4473,14 +4489,16 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     }
     ms_cu_stamp(24);
 }
-template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a) {
+template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
 #else
 template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #endif
     extern __shared__ unsigned long long ms_cu_cand_sh[];
     __shared__ ms_cu_k4sh S;
+#ifndef MS_CU_K4_ZERO
     const int32_t r = blockIdx.x;
+#endif
     ms_cu_stamp(8);
     {
         __shared__ int32_t lite_n;
@@ -4670,6 +4688,74 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     });
 }
 
+#ifdef MS_CU_K4_TWO
+/* Round 20B (-DMS_CU_K4_TWO, off): K4 as two kernels in one-read steps with more rows than multiprocessors
+ * (ms_cu_launch). ms_cu_k4<true> holds a whole multiprocessor (512 threads x ~128 registers, MS_CU_K4_DYN = 160 KB),
+ * so 256 rows on 132 multiprocessors ran in two waves (flat B=256: the last rows' wait passed 9.6 us after the
+ * first's). K4L (ms_cu_k4l): one block of 512 threads a row, registers capped at 64 (__launch_bounds__(512, 2)) and
+ * 2 x MS_CU_K4L_CAP candidates of dynamic shared memory, so two blocks fit a multiprocessor; it runs the lean path
+ * (ms_cu_k4_lean, ms_cu_k4_lite: the same code, instantiated with CAP) for the rows that take it, and marks in the
+ * row's stats (k3done, a word only round 15B's -DMS_CU_K3_IN_K2 uses) each row it served. It does not serve (and writes nothing for) a row with more than CAP
+ * candidates or more than MS_CU_WARP_N left after the trim (ms_cu_k4_cand needs K4's whole shared memory), nor any
+ * row off the lean path; its blocks of rows off the lean path exit at once, but block 0 always waits for K3 (as
+ * K3's block 0 waits for K2, round 15B), so K4L's completion covers K1..K3's. K4R (ms_cu_k4r, launched after it with
+ * PDL; a block of K4's shape a row, one a multiprocessor; a version looping over the rows in one wave spilled ~1 KB):
+ * a lean row waits (K4L's grid complete) and is only zeroed if K4L marked it; any other row runs ms_cu_k4<true>'s
+ * row code (ms_cu_k4_row) as the one kernel did, its set-up before its wait. Exact: every row is decided once, by the same
+ * functions on the same values as in ms_cu_k4<true> (the list's room and the trim's scratch move, not the values);
+ * K4L's rows that it gives up are redone from the start by K4R (K4L wrote no output for them; the tests' path
+ * counters then count such a row twice). */
+__global__ void __launch_bounds__(MS_CU_T4, 2) ms_cu_k4l(ms_cu_args a) {
+    extern __shared__ unsigned long long ms_cu_cand_sh[];
+    __shared__ ms_cu_k4sh S;
+    __shared__ int32_t lite_n;
+    const int32_t r = blockIdx.x;
+    ms_cu_pdl_go(); /* K4R's blocks may take the multiprocessors K4L leaves (once every K4L block has started) */
+    ms_cu_stamp(8);
+    ms_cu_row lc = {};
+    ms_cu_filt lf = {};
+    int32_t lkk = 0;
+    const bool lean = ms_cu_k4_lean(a, r, lc, lf, lkk); /* the same verdict in every thread */
+    bool orow = false;
+    float lsc = 0.0f;
+    uint64_t dbits = 0;
+    if (lean) {
+        orow = ms_cu_onread(a, a.logits + (size_t)r * (size_t)a.stride * a.elem, lc, lf);
+        lsc = ms_cu_lbin_scale(lc);
+        dbits = ms__draw_bits(lc.sl.seed, lc.sl.n, (uint32_t)a.row_k[r]);
+    }
+    if (!lean && r != 0) return; /* K4R's; block 0 waits for K3 whatever its row, so that K4L's completion covers K1..K3 */
+    const bool cnt_all = ms_cu_count_all != 0;
+    if (threadIdx.x == 0) lite_n = 0;
+    __syncthreads();
+    ms_cu_pdl_wait();
+    ms_cu_stamp(9);
+    if (lean && ms_cu_k4_lite<true, MS_CU_K4L_CAP>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false,
+                                                  cnt_all) &&
+        threadIdx.x == 0)
+        a.stats[r].k3done = 1u;
+}
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4r(ms_cu_args a) {
+    bool go = true;
+    {
+        ms_cu_row lc = {};
+        ms_cu_filt lf = {};
+        int32_t lkk = 0;
+        if (ms_cu_k4_lean(a, blockIdx.x, lc, lf, lkk)) { /* the rows K4L may have served (the same verdict as there) */
+            ms_cu_pdl_wait(); /* K4L's grid, hence K1..K3's */
+            go = !a.stats[blockIdx.x].k3done;
+        }
+    }
+    if (go) ms_cu_k4_row<true>(a, blockIdx.x); /* other rows: set-up, then the wait, as in ms_cu_k4<true> */
+    if (a.k4zero) {
+        ms_cu_pdl_wait(); /* rows that returned before their wait (as ms_cu_k4) */
+        __syncthreads(); /* every thread's reads of the row's stats (k3done too) before they are zeroed */
+        if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[blockIdx.x])[threadIdx.x] = 0;
+    }
+    ms_cu_stamp(24);
+}
+#endif
+
 /* ---- commit, accept, plan ------------------------------------------------------------------ */
 
 __device__ void ms_cu_append(ms_cu_slot *s, uint64_t *seen, int32_t *hist, int32_t hist_cap, int32_t tok) {
@@ -4857,6 +4943,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
+#ifdef MS_CU_K4_TWO
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
 #ifdef MS_CU_CARVE
     /* Round 20C (-DMS_CU_CARVE=<percent>): one shared-memory carveout preference for every kernel of a step. Without it
@@ -5210,6 +5299,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
+#ifdef MS_CU_K4_TWO
+    /* round 20B: K4L then K4R where ms_cu_k4<true> would run in more than one wave (one block a multiprocessor) */
+    const bool k4two = a.oneread && n > st->sm_count;
+    constexpr size_t k4l_smem = (size_t)2 * MS_CU_K4L_CAP * sizeof(unsigned long long); /* the list, the trim's scratch */
+    static_assert(MS_CU_K4L_CAP >= 4 * MS_CU_WARP_N + 1 && MS_CU_K4L_CAP <= MS_CU_CAND, "K4L's finish scratch after the list");
+#endif
 #ifndef MS_CU_NO_RING
     const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
     if (ring) k2 = ms_cu_k2<false, true>;
@@ -5262,12 +5357,26 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
         cfg.dynamicSmemBytes = MS_CU_K4_DYN;
+#ifdef MS_CU_K4_TWO
+        if (k4two) {
+            cfg.dynamicSmemBytes = k4l_smem;
+            if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k4l, a);
+            cfg.dynamicSmemBytes = MS_CU_K4_DYN;
+            if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k4r, a);
+        } else
+#endif
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k4, a);
     } else {
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
 #ifdef MS_CU_K3_KERNEL
         ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+#endif
+#ifdef MS_CU_K4_TWO
+        if (k4two) {
+            ms_cu_k4l<<<(unsigned)n, MS_CU_T4, k4l_smem, st->stream>>>(a);
+            ms_cu_k4r<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
+        } else
 #endif
         k4<<<(unsigned)n, MS_CU_T4, MS_CU_K4_DYN, st->stream>>>(a);
     }
