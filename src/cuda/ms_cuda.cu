@@ -417,9 +417,43 @@ __device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by o
         if (q == 0) atomicAdd(&ms_cu_st_q[3 * MS_CU_NSTQ], 1ull);
     }
 }
+/* Round 20A: the one-read pass's counters (ms__cuda_stamps_or), summed over its blocks while the stamps are armed:
+ * per warp (lane 0 at the scan's end, ms_cu_orq_flush) 0 steps with the bookkeeping, 1 steps skipped (round 19B),
+ * 2 steps with a token past the cut, 3 groups with one (-DMS_CU_OR_WSTAGE: the staging loop's rounds), 4 top-k' scans,
+ * 5 min-p cuts recomputed (the bound rose), 6 scans that raised the cut; per block (thread 0) 8 blocks, 9 tokens
+ * staged (rn), 10 tokens of C (sn), 11 blocks whose stage overflowed. Per multiprocessor (%smid) the blocks and their
+ * scan's end (after the barrier that follows it: event 16's point), earliest and latest. */
+#  define MS_CU_NORQ 12
+#  define MS_CU_NSM 256
+__device__ unsigned long long ms_cu_orq[MS_CU_NORQ];
+__device__ unsigned long long ms_cu_sm_lo[MS_CU_NSM], ms_cu_sm_hi[MS_CU_NSM], ms_cu_sm_n[MS_CU_NSM];
+#  define MS_CU_ORQ_ADD(i, v) (orq[i] += (v))
+__device__ __forceinline__ void ms_cu_orq_flush(const uint32_t (&orq)[MS_CU_NORQ]) {
+    if ((threadIdx.x & 31u) == 0 && ms_cu_st_on)
+#  pragma unroll
+        for (int i = 0; i < 8; i++)
+            if (orq[i]) atomicAdd(&ms_cu_orq[i], (unsigned long long)orq[i]);
+}
+__device__ __forceinline__ void ms_cu_orq_block(int i, unsigned long long v) { /* thread 0 */
+    if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[i], v);
+}
+__device__ __forceinline__ void ms_cu_orq_sm() { /* thread 0: this block's scan ended */
+    if (threadIdx.x == 0 && ms_cu_st_on) {
+        unsigned long long t;
+        uint32_t sm;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        if (sm < MS_CU_NSM) {
+            atomicMin(&ms_cu_sm_lo[sm], t);
+            atomicMax(&ms_cu_sm_hi[sm], t);
+            atomicAdd(&ms_cu_sm_n[sm], 1ull);
+        }
+    }
+}
 #else
 #  define ms_cu_stamp(e) ((void)0)
 #  define ms_cu_stq(q, v) ((void)0)
+#  define MS_CU_ORQ_ADD(i, v) ((void)0)
 #endif
 
 __device__ __forceinline__ uint32_t ms_cu_key(float y) {
@@ -1965,6 +1999,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     uint32_t ns = 0;         /* this warp's steps */
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
+#ifdef MS_CU_STAMPS
+    uint32_t orq[MS_CU_NORQ] = {}; /* round 20A's counters (warp-uniform values; ms_cu_orq_flush) */
+#endif
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
@@ -2064,11 +2101,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 bool p = false;
 #pragma unroll
                 for (int u = 0; u < NG; u++) p |= gm[u] >= cut; /* NaN: false (an all-NaN group stages nothing) */
-                if (!__any_sync(FULL, p) && !first) continue; /* warp-uniform; the first step (block-uniform) always */
+                if (!__any_sync(FULL, p) && !first) { /* warp-uniform; the first step (block-uniform) always */
+                    MS_CU_ORQ_ADD(1, 1u);
+                    continue;
+                }
 #pragma unroll
                 for (int u = 0; u < NG; u++) rm = fmaxf(rm, gm[u]);
             }
 #endif
+            MS_CU_ORQ_ADD(0, 1u);
             /* the block's max so far: tokens of this chunk, so a lower bound of its max */
             uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
             if (first) {
@@ -2104,6 +2145,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ck = wk;
                 mcut = ms_cu_or_cut(c, minp_cut, ms_cu_unkey(wk));
                 rc = true;
+                MS_CU_ORQ_ADD(5, 1u);
             }
             if (tk) { /* block-uniform */
                 tko = __shfl_sync(FULL, tko, 0);
@@ -2115,6 +2157,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
                 if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) {
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
+                    MS_CU_ORQ_ADD(4, 1u);
+                    MS_CU_ORQ_ADD(6, nk > tkk ? 1u : 0u);
                     if (nk > tkk) {
                         tkk = nk;
                         rc = true;
@@ -2124,6 +2168,47 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ns++;
             }
             if (rc) cut = tkk ? fmaxf(mcut, ms_cu_unkey(tkk)) : mcut; /* warp-uniform */
+#ifdef MS_CU_OR_WSTAGE
+            { /* round 20A: the step's passing tokens (the same set as below: v >= cut, NaN never) staged one token a
+               * lane at a time, the warp looping as long as some lane has one left (usually once on flat rows) */
+                uint32_t M = 0; /* bit 4u + k: v[u][k] passes */
+#pragma unroll
+                for (int u = 0; u < NG; u++) {
+                    if (t + u * step >= tv) continue;
+#pragma unroll
+                    for (int k = 0; k < 4; k++) M |= (v[u][k] >= cut ? 1u : 0u) << (4 * u + k);
+                }
+                MS_CU_ORQ_ADD(2, __any_sync(FULL, M != 0) ? 1u : 0u);
+                while (__any_sync(FULL, M != 0)) { /* warp-uniform */
+                    MS_CU_ORQ_ADD(3, 1u);
+                    if (M) {
+                        const int j = __ffs((int)M) - 1;
+                        M &= M - 1u;
+                        float y = v[0][0];
+#pragma unroll
+                        for (int u = 0; u < NG; u++)
+#pragma unroll
+                            for (int k = 0; k < 4; k++) y = j == 4 * u + k ? v[u][k] : y;
+                        pass(t + (j >> 2) * step + (j & 3), &y, 1u);
+                        if (tk) /* round 14's count, as below */
+#  ifdef MS_CU_OR_XBINS
+                            atomicAdd(&oh[ms_cu_obin(ry, osc, y)], 1u);
+#  else
+                            atomicAdd(&oh[ms_cu_obin(ry, osc, y / T)], 1u);
+#  endif
+                    }
+                }
+            }
+#else
+#  ifdef MS_CU_STAMPS
+            { /* round 20A's counters: the warp's staging steps and its groups with a passing token */
+                uint32_t ng = 0;
+#pragma unroll
+                for (int u = 0; u < NG; u++) ng += __any_sync(FULL, t + u * step < tv && gm[u] >= cut) ? 1u : 0u;
+                MS_CU_ORQ_ADD(2, ng ? 1u : 0u);
+                MS_CU_ORQ_ADD(3, ng);
+            }
+#  endif
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -2146,6 +2231,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
                 }
             }
+#endif /* MS_CU_OR_WSTAGE */
         }
         if (RG) ms_cu_cp_wait_all(); /* only empty groups are left; none outlives the scan (the ring aliases sbuf) */
         ts = tv;
@@ -2156,6 +2242,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
         rm = fmaxf(rm, x[0]);
         if (!(x[0] < cut)) pass(t, x, 1u);
     }
+#ifdef MS_CU_STAMPS
+    ms_cu_orq_flush(orq);
+#endif
     return rm;
 }
 
@@ -2230,6 +2319,12 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
 #endif
     if (threadIdx.x == 0 && cnt_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
+#ifdef MS_CU_STAMPS
+    ms_cu_orq_sm();
+    ms_cu_orq_block(8, 1ull);
+    ms_cu_orq_block(9, *rn);
+    ms_cu_orq_block(11, *rn > (uint32_t)MS_CU_HB ? 1ull : 0ull);
+#endif
     if (cxk <= MS_CU_KEY_NEGINF) return;
     const uint32_t mk = ms_cu_key(ms_cu_unkey(cxk) / c.sl.temperature);
     if (mk <= MS_CU_KEY_NEGINF) return;
@@ -2251,6 +2346,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
     __syncthreads(); /* C's tokens staged (sn, sbuf) */
     ms_cu_stamp(30);
+#ifdef MS_CU_STAMPS
+    ms_cu_orq_block(10, *sn);
+#endif
     ms_cu_pdl_wait(); /* K0's zeroed stats: K2's wait covers K1, which waited for K0 */
     ms_cu_stamp(31);
     if (threadIdx.x == 0) atomicMax(&st->maxkey, mk); /* the row's m, as K1 would have published it */
@@ -5319,6 +5417,34 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[32], unsigned long 
     return 1;
 #else
     (void)op, (void)lo, (void)hi;
+    return 0;
+#endif
+}
+
+/* Round 20A: the one-read pass's counters (ms_cu_orq, ms_cu_sm_*): op 1 clears them, op 0 reads q (MS_CU_NORQ = 12
+ * words) and, per multiprocessor (256), the blocks and the earliest and latest scan ends (%globaltimer, ns). */
+extern "C" int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned long long smlo[256],
+                                  unsigned long long smhi[256], unsigned long long smn[256]) {
+#ifdef MS_CU_STAMPS
+    static_assert(MS_CU_NORQ == 12 && MS_CU_NSM == 256, "the hook's arrays");
+    if (op == 1) {
+        static unsigned long long z[MS_CU_NSM], o[MS_CU_NSM];
+        for (int i = 0; i < MS_CU_NSM; i++) z[i] = 0, o[i] = ~0ull;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_orq, z, MS_CU_NORQ * 8) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_lo, o, sizeof o) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_hi, z, sizeof z) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_n, z, sizeof z) == cudaSuccess
+                   ? 1
+                   : -1;
+    }
+    return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyFromSymbol(q, ms_cu_orq, MS_CU_NORQ * 8) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(smlo, ms_cu_sm_lo, MS_CU_NSM * 8) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(smhi, ms_cu_sm_hi, MS_CU_NSM * 8) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(smn, ms_cu_sm_n, MS_CU_NSM * 8) == cudaSuccess
+               ? 1
+               : -1;
+#else
+    (void)op, (void)q, (void)smlo, (void)smhi, (void)smn;
     return 0;
 #endif
 }
