@@ -231,9 +231,9 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
     if (ms__cuda_stamps_or(0, orq, smlo, smhi, smn) == 1 && orq[8] > 0) {
         const double nb = (double)orq[8], nw = nb * 8.0;
         printf("  K2or blocks %llu: a block staged %.1f, C %.1f, overflowed %llu; a warp: steps %.2f (bookkeeping %.2f, "
-               "skipped %.2f), staging steps %.2f, groups/rounds %.2f, top-k' scans %.2f (raised %.2f), min-p recuts %.2f\n",
+               "skipped %.2f), staging steps %.2f, groups/rounds %.2f, top-k' scans %.2f (raised %.2f), row cut raised %.2f, min-p recuts %.2f\n",
                orq[8], orq[9] / nb, orq[10] / nb, orq[11], (orq[0] + orq[1]) / nw, orq[0] / nw, orq[1] / nw, orq[2] / nw,
-               orq[3] / nw, orq[4] / nw, orq[6] / nw, orq[5] / nw);
+               orq[3] / nw, orq[4] / nw, orq[6] / nw, orq[7] / nw, orq[5] / nw);
         for (unsigned long long n = 1; n <= 8; n++) { /* multiprocessors by their blocks: scan ends, us after K1 in */
             double e = 0, la = 0, sp = 0, lmax = 0;
             int m = 0;

@@ -244,6 +244,9 @@ typedef struct ms_cu_slot {
     uint64_t seed, n;
 } ms_cu_slot;
 
+/* Round 20A (-DMS_CU_OR_ROWCUT): the one-read rows' cut shared by the row's K2 blocks (ms_cu_k2_scan1), in rows of at
+ * most MS_CU_ORRC blocks. */
+#define MS_CU_ORRC 16
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
 typedef struct ms_cu_rowstat {
     uint32_t maxkey;   /* atomicMax of key(y): the row max m */
@@ -257,6 +260,9 @@ typedef struct ms_cu_rowstat {
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
+#ifdef MS_CU_OR_ROWCUT
+    uint32_t orcut[MS_CU_ORRC]; /* round 20A: block g's published row cut (a key of x; 0: none), one-read rows */
+#endif
 #ifdef MS_CU_RF
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
     uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
@@ -420,19 +426,22 @@ __device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by o
 /* Round 20A: the one-read pass's counters (ms__cuda_stamps_or), summed over its blocks while the stamps are armed:
  * per warp (lane 0 at the scan's end, ms_cu_orq_flush) 0 steps with the bookkeeping, 1 steps skipped (round 19B),
  * 2 steps with a token past the cut, 3 groups with one (-DMS_CU_OR_WSTAGE: the staging loop's rounds), 4 top-k' scans,
- * 5 min-p cuts recomputed (the bound rose), 6 scans that raised the cut; per block (thread 0) 8 blocks, 9 tokens
+ * 5 min-p cuts recomputed (the bound rose), 6 scans that raised the cut, 7 row cuts that raised it (-DMS_CU_OR_ROWCUT);
+ * per block (thread 0) 8 blocks, 9 tokens
  * staged (rn), 10 tokens of C (sn), 11 blocks whose stage overflowed. Per multiprocessor (%smid) the blocks and their
  * scan's end (after the barrier that follows it: event 16's point), earliest and latest. */
 #  define MS_CU_NORQ 12
 #  define MS_CU_NSM 256
 __device__ unsigned long long ms_cu_orq[MS_CU_NORQ];
 __device__ unsigned long long ms_cu_sm_lo[MS_CU_NSM], ms_cu_sm_hi[MS_CU_NSM], ms_cu_sm_n[MS_CU_NSM];
-#  define MS_CU_ORQ_ADD(i, v) (orq[i] += (v))
-__device__ __forceinline__ void ms_cu_orq_flush(const uint32_t (&orq)[MS_CU_NORQ]) {
+/* the warp's counters 0..7 packed in 8 bits each (one 64-bit register: few spills in the stamps build; a chunk of at
+ * most 32768 tokens has at most 128 steps a warp) */
+#  define MS_CU_ORQ_ADD(i, v) (orq += (unsigned long long)(v) << (8 * (i)))
+__device__ __forceinline__ void ms_cu_orq_flush(unsigned long long orq) {
     if ((threadIdx.x & 31u) == 0 && ms_cu_st_on)
 #  pragma unroll
         for (int i = 0; i < 8; i++)
-            if (orq[i]) atomicAdd(&ms_cu_orq[i], (unsigned long long)orq[i]);
+            if ((orq >> (8 * i)) & 255u) atomicAdd(&ms_cu_orq[i], (orq >> (8 * i)) & 255u);
 }
 __device__ __forceinline__ void ms_cu_orq_block(int i, unsigned long long v) { /* thread 0 */
     if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[i], v);
@@ -1984,7 +1993,11 @@ template <int NG, bool RG, class P> /* RG: as ms_cu_k2_scan */
 #endif
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
                                                 uint32_t kk, uint32_t *smax, uint32_t *sref, uint32_t *stk,
-                                                uint32_t *oh, const ms_cu_ring &rg, P pass) {
+                                                uint32_t *oh, const ms_cu_ring &rg, P pass
+#ifdef MS_CU_OR_ROWCUT
+                                                , uint32_t *rcs, int rcg, int rcG
+#endif
+                                                ) {
     const unsigned FULL = 0xffffffffu;
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
@@ -2000,7 +2013,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
 #ifdef MS_CU_STAMPS
-    uint32_t orq[MS_CU_NORQ] = {}; /* round 20A's counters (warp-uniform values; ms_cu_orq_flush) */
+    unsigned long long orq = 0; /* round 20A's counters (warp-uniform values; ms_cu_orq_flush) */
+#endif
+#ifdef MS_CU_OR_ROWCUT
+    /* Round 20A: the row's cut (rcs: the row's slots, NULL when off). rcn: tokens a block counts for its slot */
+    const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
+    uint32_t rcpub = 0, rcv = ~0u; /* the key this warp last published; this lane's slot as last read */
+    bool rcp = false, rcw = false;  /* a read pending (warp-uniform); past the PDL wait */
 #endif
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
@@ -2153,6 +2172,18 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     tkk = tko;
                     rc = true;
                 }
+#ifdef MS_CU_OR_ROWCUT
+                if (rcp) { /* round 20A: the row's cut, from the slots read at this warp's last scan */
+                    const uint32_t rk = __reduce_min_sync(FULL, rcv);
+                    rcp = false;
+                    MS_CU_ORQ_ADD(7, rk > tkk ? 1u : 0u);
+                    if (rk > tkk) {
+                        tkk = rk;
+                        rc = true;
+                        if (lane == 0) atomicMax(stk, rk);
+                    }
+                }
+#endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
                 if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) {
@@ -2164,6 +2195,22 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         rc = true;
                         if (lane == 0) atomicMax(stk, nk);
                     }
+#ifdef MS_CU_OR_ROWCUT
+                    if (rcs) { /* round 20A: this block's slot raised, and the row's slots read for the next step */
+                        const uint32_t nr = ms_cu_or_tkcut(oh, rcn, ry, osc, T, rcpub, lane);
+                        if (!rcw) { /* the slots are zeroed by K0 (a caller's workspace) or the last step's K4 */
+                            ms_cu_pdl_wait();
+                            rcw = true;
+                        }
+                        if (nr > rcpub) {
+                            rcpub = nr;
+                            if (lane == 0) atomicMax(&rcs[rcg], nr);
+                        }
+                        rcv = ~0u;
+                        if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
+                        rcp = true;
+                    }
+#endif
                 }
                 ns++;
             }
@@ -2293,13 +2340,20 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                 i++;
             }
     };
+#ifdef MS_CU_OR_ROWCUT
+    /* round 20A: the row's slots when its blocks fit them (ms_cu_k2_scan1) */
+#  define MS_CU_RC_ARGS , (a.G <= MS_CU_ORRC ? st->orcut : (uint32_t *)NULL), (int)g, (int)a.G
+#else
+#  define MS_CU_RC_ARGS
+#endif
 #ifdef MS_CU_OR_F32
     const float rm = c.dtype == MS_DTYPE_F32
-                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage)
-                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS)
+                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #else
-    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #endif
+#undef MS_CU_RC_ARGS
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
