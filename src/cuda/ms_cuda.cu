@@ -1891,6 +1891,9 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
                        * ninth session: 0.2-1.2 us a step faster than 4 at B=128 and 256 (H200, both shapes) */
 #  define MS_CU_OR_SCAN 8
 #endif
+#ifndef MS_CU_OR_SCAN0 /* round 20A: a warp also scans in each of its steps 1..MS_CU_OR_SCAN0 (a tunable; 0: as before) */
+#  define MS_CU_OR_SCAN0 0
+#endif
 __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     /* y: the staged value, of y or of x (MS_CU_OR_XBINS) as ry; ry finite, y not NaN: -inf for y = +inf, +inf for -inf */
     const float v = (ry - y) * sc;
@@ -2186,7 +2189,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
-                if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) {
+                if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
                     MS_CU_ORQ_ADD(4, 1u);
                     MS_CU_ORQ_ADD(6, nk > tkk ? 1u : 0u);
