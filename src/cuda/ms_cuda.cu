@@ -432,7 +432,8 @@ __device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by o
  * scan's end (after the barrier that follows it: event 16's point), earliest and latest. */
 #  define MS_CU_NORQ 12
 #  define MS_CU_NSM 256
-__device__ unsigned long long ms_cu_orq[MS_CU_NORQ];
+__device__ unsigned long long ms_cu_orq[32][MS_CU_NORQ]; /* 32 copies (blockIdx.x % 32): the same-address atomics of
+                                                        * one copy cost 14 us at flat B=64 (call 1's DC) */
 __device__ unsigned long long ms_cu_sm_lo[MS_CU_NSM], ms_cu_sm_hi[MS_CU_NSM], ms_cu_sm_n[MS_CU_NSM];
 /* the warp's counters 0..7 packed in 8 bits each (one 64-bit register: few spills in the stamps build; a chunk of at
  * most 32768 tokens has at most 128 steps a warp) */
@@ -441,10 +442,10 @@ __device__ __forceinline__ void ms_cu_orq_flush(unsigned long long orq) {
     if ((threadIdx.x & 31u) == 0 && ms_cu_st_on)
 #  pragma unroll
         for (int i = 0; i < 8; i++)
-            if ((orq >> (8 * i)) & 255u) atomicAdd(&ms_cu_orq[i], (orq >> (8 * i)) & 255u);
+            if ((orq >> (8 * i)) & 255u) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], (orq >> (8 * i)) & 255u);
 }
 __device__ __forceinline__ void ms_cu_orq_block(int i, unsigned long long v) { /* thread 0 */
-    if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[i], v);
+    if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], v);
 }
 __device__ __forceinline__ void ms_cu_orq_sm() { /* thread 0: this block's scan ended */
     if (threadIdx.x == 0 && ms_cu_st_on) {
@@ -2022,7 +2023,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     /* Round 20A: the row's cut (rcs: the row's slots, NULL when off). rcn: tokens a block counts for its slot */
     const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
     uint32_t rcpub = 0, rcv = ~0u; /* the key this warp last published; this lane's slot as last read */
-    bool rcp = false, rcw = false;  /* a read pending (warp-uniform); past the PDL wait */
+    bool rcp = false;               /* a read pending (warp-uniform) */
 #endif
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
@@ -2201,10 +2202,10 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_ROWCUT
                     if (rcs) { /* round 20A: this block's slot raised, and the row's slots read for the next step */
                         const uint32_t nr = ms_cu_or_tkcut(oh, rcn, ry, osc, T, rcpub, lane);
-                        if (!rcw) { /* the slots are zeroed by K0 (a caller's workspace) or the last step's K4 */
-                            ms_cu_pdl_wait();
-                            rcw = true;
-                        }
+                        /* the slots are zero at the step's start: rcs is set only on the resource's own workspace
+                         * (a.k4zero), whose stats the last step's K4 zeroed before this step's K1 (a plain launch)
+                         * started; a caller's workspace is zeroed by K0, which only a griddepcontrol.wait would
+                         * order before this (call 1 waited here: 2.4-7 us slower, not kept) */
                         if (nr > rcpub) {
                             rcpub = nr;
                             if (lane == 0) atomicMax(&rcs[rcg], nr);
@@ -2345,7 +2346,10 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     };
 #ifdef MS_CU_OR_ROWCUT
     /* round 20A: the row's slots when its blocks fit them (ms_cu_k2_scan1) */
-#  define MS_CU_RC_ARGS , (a.G <= MS_CU_ORRC ? st->orcut : (uint32_t *)NULL), (int)g, (int)a.G
+#  ifndef MS_CU_K4_ZERO
+#    error "-DMS_CU_OR_ROWCUT needs MS_CU_K4_ZERO (the default): the slots are zero at a step's start only in the own workspace"
+#  endif
+#  define MS_CU_RC_ARGS , (a.k4zero && a.G <= MS_CU_ORRC ? st->orcut : (uint32_t *)NULL), (int)g, (int)a.G
 #else
 #  define MS_CU_RC_ARGS
 #endif
@@ -5485,17 +5489,23 @@ extern "C" int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned lon
 #ifdef MS_CU_STAMPS
     static_assert(MS_CU_NORQ == 12 && MS_CU_NSM == 256, "the hook's arrays");
     if (op == 1) {
-        static unsigned long long z[MS_CU_NSM], o[MS_CU_NSM];
-        for (int i = 0; i < MS_CU_NSM; i++) z[i] = 0, o[i] = ~0ull;
-        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_orq, z, MS_CU_NORQ * 8) == cudaSuccess &&
+        static unsigned long long z[32 * MS_CU_NORQ], o[MS_CU_NSM];
+        for (int i = 0; i < 32 * MS_CU_NORQ; i++) z[i] = 0;
+        for (int i = 0; i < MS_CU_NSM; i++) o[i] = ~0ull;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_orq, z, sizeof z) == cudaSuccess &&
                        cudaMemcpyToSymbol(ms_cu_sm_lo, o, sizeof o) == cudaSuccess &&
-                       cudaMemcpyToSymbol(ms_cu_sm_hi, z, sizeof z) == cudaSuccess &&
-                       cudaMemcpyToSymbol(ms_cu_sm_n, z, sizeof z) == cudaSuccess
+                       cudaMemcpyToSymbol(ms_cu_sm_hi, z, MS_CU_NSM * 8) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_n, z, MS_CU_NSM * 8) == cudaSuccess
                    ? 1
                    : -1;
     }
-    return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyFromSymbol(q, ms_cu_orq, MS_CU_NORQ * 8) == cudaSuccess &&
-                   cudaMemcpyFromSymbol(smlo, ms_cu_sm_lo, MS_CU_NSM * 8) == cudaSuccess &&
+    static unsigned long long cq[32 * MS_CU_NORQ];
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(cq, ms_cu_orq, sizeof cq) != cudaSuccess) return -1;
+    for (int i = 0; i < MS_CU_NORQ; i++) {
+        q[i] = 0;
+        for (int j = 0; j < 32; j++) q[i] += cq[j * MS_CU_NORQ + i];
+    }
+    return cudaMemcpyFromSymbol(smlo, ms_cu_sm_lo, MS_CU_NSM * 8) == cudaSuccess &&
                    cudaMemcpyFromSymbol(smhi, ms_cu_sm_hi, MS_CU_NSM * 8) == cudaSuccess &&
                    cudaMemcpyFromSymbol(smn, ms_cu_sm_n, MS_CU_NSM * 8) == cudaSuccess
                ? 1
