@@ -184,6 +184,10 @@
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
 #endif
+/* Round 20A (docs/cuda.md), both off: -DMS_CU_OR_WSTAGE, the one-read pass stages a step's passing tokens one a lane per
+ * round of a warp loop (exact; full setting V=151936 fp32 flat B=52..256 0.3-3.4 us faster, peaked level, bf16 peaked
+ * B=128 +0.4; 13 of the 16 CUDA tests run on its binary, all passed: to be completed before it goes on);
+ * -DMS_CU_OR_ROWCUT, a cut shared by a row's K2 blocks (exact, all 16 tests; 1.4-6 us slower than without it). */
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
