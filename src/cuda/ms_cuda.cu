@@ -2181,6 +2181,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     rc = true;
                 }
 #ifdef MS_CU_OR_ROWCUT
+                /* Round 20A (-DMS_CU_OR_ROWCUT, off): each slot g holds a cut published by block g below rcn = ceil(k' / G)
+                 * of its counted tokens (ms_cu_or_tkcut with rcn), so a token below the least of the G slots has rcn
+                 * distinct tokens with a strictly greater y in each chunk, G rcn >= k' in the row: outside the row's
+                 * top k' of S0 (an upper set), so no list needs it. That least is at most this block's own slot, below
+                 * counted tokens of this chunk, so the cut stays below the chunk's max (round 19B's premise, the
+                 * drain's C test from cm, the overflow's re-read with stk); a slot only rises (a stale read is lower)
+                 * and an unpublished one is 0 (no cut). */
                 if (rcp) { /* round 20A: the row's cut, from the slots read at this warp's last scan */
                     const uint32_t rk = __reduce_min_sync(FULL, rcv);
                     rcp = false;
@@ -2209,7 +2216,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         /* the slots are zero at the step's start: rcs is set only on the resource's own workspace
                          * (a.k4zero), whose stats the last step's K4 zeroed before this step's K1 (a plain launch)
                          * started; a caller's workspace is zeroed by K0, which only a griddepcontrol.wait would
-                         * order before this (call 1 waited here: 2.4-7 us slower, not kept) */
+                         * order before this (call 1 waited here: 2.4-8 us slower, not kept) */
                         if (nr > rcpub) {
                             rcpub = nr;
                             if (lane == 0) atomicMax(&rcs[rcg], nr);
