@@ -157,6 +157,8 @@ static double bc_anchor(int peaked, int32_t B, int32_t V) {
  * the first K1 block started, the median of the 9. Events as in src/cuda/ms_cuda.cu (ms_cu_stamp). */
 int ms__cuda_stamps(int op, unsigned long long lo[38], unsigned long long hi[38]);
 int ms__cuda_stamps_q(int op, unsigned long long q[16]);
+int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned long long smlo[256], unsigned long long smhi[256],
+                       unsigned long long smn[256]);
 /* Round 16B: --chain prints, after each configuration's line, what graphs of 1..5 near-empty kernels launched as
  * the step's K0..K4 (same grids, PDL) cost a replay (ms__cuda_chain), and the five without PDL;
  * MS_BENCH_MINCHUNK=c sets K1..K3's smallest chunk (ms__cuda_minchunk) before every configuration.
@@ -193,12 +195,14 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
     enum { R = 9, E = 38 };
     double lo[E][R], hi[E][R];
     unsigned long long l[38], h[38], q[16];
+    static unsigned long long orq[12], smlo[256], smhi[256], smn[256];
     const int qon = ms__cuda_stamps_q(1, q) == 1;
     for (int k = 0; k < R; k++) {
         if (ms__cuda_stamps(1, l, h) != 1) {
             printf("stamps: not built (configure with CMAKE_CUDA_FLAGS=-DMS_CU_STAMPS)\n");
             return;
         }
+        if (k == R - 1) (void)ms__cuda_stamps_or(1, orq, smlo, smhi, smn); /* round 20A: the last step's counters */
         if (cudaGraphLaunch(ex, st) != cudaSuccess || ms__cuda_stamps(0, l, h) != 1) {
             printf("stamps: CUDA error\n");
             return;
@@ -223,6 +227,27 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
         for (int i = 0; i < 5; i++)
             printf(" %s %.1f (%llu..%llu)%s", qn[i], (double)q[i] / (double)q[15], i == 3 && q[5 + i] == ~0ull ? 0ull : q[5 + i],
                    q[10 + i], i < 4 ? ";" : "\n");
+    }
+    /* round 20A: the one-read pass's counters in the last step (ms__cuda_stamps_or; ms_cuda.cu says what each is) */
+    if (ms__cuda_stamps_or(0, orq, smlo, smhi, smn) == 1 && orq[8] > 0) {
+        const double nb = (double)orq[8], nw = nb * 8.0;
+        printf("  K2or blocks %llu: a block staged %.1f, C %.1f, overflowed %llu; a warp: steps %.2f (bookkeeping %.2f, "
+               "skipped %.2f), staging steps %.2f, groups/rounds %.2f, top-k' scans %.2f (raised %.2f), row cut raised %.2f, min-p recuts %.2f\n",
+               orq[8], orq[9] / nb, orq[10] / nb, orq[11], (orq[0] + orq[1]) / nw, orq[0] / nw, orq[1] / nw, orq[2] / nw,
+               orq[3] / nw, orq[4] / nw, orq[6] / nw, orq[7] / nw, orq[5] / nw);
+        for (unsigned long long n = 1; n <= 8; n++) { /* multiprocessors by their blocks: scan ends, us after K1 in */
+            double e = 0, la = 0, sp = 0, lmax = 0;
+            int m = 0;
+            for (int i = 0; i < 256; i++)
+                if (smn[i] == n) {
+                    const double a = (double)(long long)(smlo[i] - l[0]) / 1e3, b = (double)(long long)(smhi[i] - l[0]) / 1e3;
+                    e += a, la += b, sp += b - a, m++;
+                    if (b > lmax) lmax = b;
+                }
+            if (m)
+                printf("  K2or SMs with %llu blocks: %d; scan ends: earliest %.2f, latest %.2f (mean), spread %.2f (mean), "
+                       "latest %.2f (max)\n", n, m, e / m, la / m, sp / m, lmax);
+        }
     }
     fflush(stdout);
 }

@@ -184,6 +184,10 @@
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
 #endif
+/* Round 20A (docs/cuda.md), both off: -DMS_CU_OR_WSTAGE, the one-read pass stages a step's passing tokens one a lane per
+ * round of a warp loop (exact; full setting V=151936 fp32 flat B=52..256 0.3-3.4 us faster, peaked level, bf16 peaked
+ * B=128 +0.4; 13 of the 16 CUDA tests run on its binary, all passed: to be completed before it goes on);
+ * -DMS_CU_OR_ROWCUT, a cut shared by a row's K2 blocks (exact, all 16 tests; 1.4-6 us slower than without it). */
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -258,6 +262,9 @@ typedef struct ms_cu_slot {
     uint64_t seed, n;
 } ms_cu_slot;
 
+/* Round 20A (-DMS_CU_OR_ROWCUT): the one-read rows' cut shared by the row's K2 blocks (ms_cu_k2_scan1), in rows of at
+ * most MS_CU_ORRC blocks. */
+#define MS_CU_ORRC 16
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
 typedef struct ms_cu_rowstat {
     uint32_t maxkey;   /* atomicMax of key(y): the row max m */
@@ -272,6 +279,9 @@ typedef struct ms_cu_rowstat {
     unsigned long long gbest, gfree; /* greedy: packed (key(x) << 32 | ~id) maxima */
     unsigned long long m0;           /* mass of S0 (K2) */
     unsigned long long m_above;      /* BAND: their mass */
+#ifdef MS_CU_OR_ROWCUT
+    uint32_t orcut[MS_CU_ORRC]; /* round 20A: block g's published row cut (a key of x; 0: none), one-read rows */
+#endif
 #ifdef MS_CU_RF
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
     uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
@@ -434,9 +444,47 @@ __device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by o
         if (q == 0) atomicAdd(&ms_cu_st_q[3 * MS_CU_NSTQ], 1ull);
     }
 }
+/* Round 20A: the one-read pass's counters (ms__cuda_stamps_or), summed over its blocks while the stamps are armed:
+ * per warp (lane 0 at the scan's end, ms_cu_orq_flush) 0 steps with the bookkeeping, 1 steps skipped (round 19B),
+ * 2 steps with a token past the cut, 3 groups with one (-DMS_CU_OR_WSTAGE: the staging loop's rounds), 4 top-k' scans,
+ * 5 min-p cuts recomputed (the bound rose), 6 scans that raised the cut, 7 row cuts that raised it (-DMS_CU_OR_ROWCUT);
+ * per block (thread 0) 8 blocks, 9 tokens
+ * staged (rn), 10 tokens of C (sn), 11 blocks whose stage overflowed. Per multiprocessor (%smid) the blocks and their
+ * scan's end (after the barrier that follows it: event 16's point), earliest and latest. */
+#  define MS_CU_NORQ 12
+#  define MS_CU_NSM 256
+__device__ unsigned long long ms_cu_orq[32][MS_CU_NORQ]; /* 32 copies (blockIdx.x % 32): the same-address atomics of
+                                                        * one copy cost 14 us at flat B=64 (call 1's DC) */
+__device__ unsigned long long ms_cu_sm_lo[MS_CU_NSM], ms_cu_sm_hi[MS_CU_NSM], ms_cu_sm_n[MS_CU_NSM];
+/* the warp's counters 0..7 packed in 8 bits each (one 64-bit register: few spills in the stamps build; a chunk of at
+ * most 32768 tokens has at most 128 steps a warp) */
+#  define MS_CU_ORQ_ADD(i, v) (orq += (unsigned long long)(v) << (8 * (i)))
+__device__ __forceinline__ void ms_cu_orq_flush(unsigned long long orq) {
+    if ((threadIdx.x & 31u) == 0 && ms_cu_st_on)
+#  pragma unroll
+        for (int i = 0; i < 8; i++)
+            if ((orq >> (8 * i)) & 255u) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], (orq >> (8 * i)) & 255u);
+}
+__device__ __forceinline__ void ms_cu_orq_block(int i, unsigned long long v) { /* thread 0 */
+    if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], v);
+}
+__device__ __forceinline__ void ms_cu_orq_sm() { /* thread 0: this block's scan ended */
+    if (threadIdx.x == 0 && ms_cu_st_on) {
+        unsigned long long t;
+        uint32_t sm;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        if (sm < MS_CU_NSM) {
+            atomicMin(&ms_cu_sm_lo[sm], t);
+            atomicMax(&ms_cu_sm_hi[sm], t);
+            atomicAdd(&ms_cu_sm_n[sm], 1ull);
+        }
+    }
+}
 #else
 #  define ms_cu_stamp(e) ((void)0)
 #  define ms_cu_stq(q, v) ((void)0)
+#  define MS_CU_ORQ_ADD(i, v) ((void)0)
 #endif
 
 __device__ __forceinline__ uint32_t ms_cu_key(float y) {
@@ -1865,6 +1913,9 @@ __device__ __forceinline__ float ms_cu_or_cut(const ms_cu_row &c, float minp_cut
                        * ninth session: 0.2-1.2 us a step faster than 4 at B=128 and 256 (H200, both shapes) */
 #  define MS_CU_OR_SCAN 8
 #endif
+#ifndef MS_CU_OR_SCAN0 /* round 20A: a warp also scans in each of its steps 1..MS_CU_OR_SCAN0 (a tunable; 0: as before) */
+#  define MS_CU_OR_SCAN0 0
+#endif
 __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     /* y: the staged value, of y or of x (MS_CU_OR_XBINS) as ry; ry finite, y not NaN: -inf for y = +inf, +inf for -inf */
     const float v = (ry - y) * sc;
@@ -1967,7 +2018,11 @@ template <int NG, bool RG, class P> /* RG: as ms_cu_k2_scan */
 #endif
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
                                                 uint32_t kk, uint32_t *smax, uint32_t *sref, uint32_t *stk,
-                                                uint32_t *oh, const ms_cu_ring &rg, P pass) {
+                                                uint32_t *oh, const ms_cu_ring &rg, P pass
+#ifdef MS_CU_OR_ROWCUT
+                                                , uint32_t *rcs, int rcg, int rcG
+#endif
+                                                ) {
     const unsigned FULL = 0xffffffffu;
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
@@ -1982,6 +2037,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     uint32_t ns = 0;         /* this warp's steps */
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
+#ifdef MS_CU_STAMPS
+    unsigned long long orq = 0; /* round 20A's counters (warp-uniform values; ms_cu_orq_flush) */
+#endif
+#ifdef MS_CU_OR_ROWCUT
+    /* Round 20A: the row's cut (rcs: the row's slots, NULL when off). rcn: tokens a block counts for its slot */
+    const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
+    uint32_t rcpub = 0, rcv = ~0u; /* the key this warp last published; this lane's slot as last read */
+    bool rcp = false;               /* a read pending (warp-uniform) */
+#endif
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
@@ -2081,11 +2145,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 bool p = false;
 #pragma unroll
                 for (int u = 0; u < NG; u++) p |= gm[u] >= cut; /* NaN: false (an all-NaN group stages nothing) */
-                if (!__any_sync(FULL, p) && !first) continue; /* warp-uniform; the first step (block-uniform) always */
+                if (!__any_sync(FULL, p) && !first) { /* warp-uniform; the first step (block-uniform) always */
+                    MS_CU_ORQ_ADD(1, 1u);
+                    continue;
+                }
 #pragma unroll
                 for (int u = 0; u < NG; u++) rm = fmaxf(rm, gm[u]);
             }
 #endif
+            MS_CU_ORQ_ADD(0, 1u);
             /* the block's max so far: tokens of this chunk, so a lower bound of its max */
             uint32_t wk = __reduce_max_sync(FULL, ms_cu_key(rm));
             if (first) {
@@ -2121,6 +2189,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ck = wk;
                 mcut = ms_cu_or_cut(c, minp_cut, ms_cu_unkey(wk));
                 rc = true;
+                MS_CU_ORQ_ADD(5, 1u);
             }
             if (tk) { /* block-uniform */
                 tko = __shfl_sync(FULL, tko, 0);
@@ -2128,19 +2197,97 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     tkk = tko;
                     rc = true;
                 }
+#ifdef MS_CU_OR_ROWCUT
+                /* Round 20A (-DMS_CU_OR_ROWCUT, off): each slot g holds a cut published by block g below rcn = ceil(k' / G)
+                 * of its counted tokens (ms_cu_or_tkcut with rcn), so a token below the least of the G slots has rcn
+                 * distinct tokens with a strictly greater y in each chunk, G rcn >= k' in the row: outside the row's
+                 * top k' of S0 (an upper set), so no list needs it. That least is at most this block's own slot, below
+                 * counted tokens of this chunk, so the cut stays below the chunk's max (round 19B's premise, the
+                 * drain's C test from cm, the overflow's re-read with stk); a slot only rises (a stale read is lower)
+                 * and an unpublished one is 0 (no cut). */
+                if (rcp) { /* round 20A: the row's cut, from the slots read at this warp's last scan */
+                    const uint32_t rk = __reduce_min_sync(FULL, rcv);
+                    rcp = false;
+                    MS_CU_ORQ_ADD(7, rk > tkk ? 1u : 0u);
+                    if (rk > tkk) {
+                        tkk = rk;
+                        rc = true;
+                        if (lane == 0) atomicMax(stk, rk);
+                    }
+                }
+#endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
-                if (ns > 0 && ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) {
+                if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
+                    MS_CU_ORQ_ADD(4, 1u);
+                    MS_CU_ORQ_ADD(6, nk > tkk ? 1u : 0u);
                     if (nk > tkk) {
                         tkk = nk;
                         rc = true;
                         if (lane == 0) atomicMax(stk, nk);
                     }
+#ifdef MS_CU_OR_ROWCUT
+                    if (rcs) { /* round 20A: this block's slot raised, and the row's slots read for the next step */
+                        const uint32_t nr = ms_cu_or_tkcut(oh, rcn, ry, osc, T, rcpub, lane);
+                        /* the slots are zero at the step's start: rcs is set only on the resource's own workspace
+                         * (a.k4zero), whose stats the last step's K4 zeroed before this step's K1 (a plain launch)
+                         * started; a caller's workspace is zeroed by K0, which only a griddepcontrol.wait would
+                         * order before this (call 1 waited here: 2.4-8 us slower, not kept) */
+                        if (nr > rcpub) {
+                            rcpub = nr;
+                            if (lane == 0) atomicMax(&rcs[rcg], nr);
+                        }
+                        rcv = ~0u;
+                        if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
+                        rcp = true;
+                    }
+#endif
                 }
                 ns++;
             }
             if (rc) cut = tkk ? fmaxf(mcut, ms_cu_unkey(tkk)) : mcut; /* warp-uniform */
+#ifdef MS_CU_OR_WSTAGE
+            { /* round 20A: the step's passing tokens (the same set as below: v >= cut, NaN never) staged one token a
+               * lane at a time, the warp looping as long as some lane has one left (usually once on flat rows) */
+                uint32_t M = 0; /* bit 4u + k: v[u][k] passes */
+#pragma unroll
+                for (int u = 0; u < NG; u++) {
+                    if (t + u * step >= tv) continue;
+#pragma unroll
+                    for (int k = 0; k < 4; k++) M |= (v[u][k] >= cut ? 1u : 0u) << (4 * u + k);
+                }
+                MS_CU_ORQ_ADD(2, __any_sync(FULL, M != 0) ? 1u : 0u);
+                while (__any_sync(FULL, M != 0)) { /* warp-uniform */
+                    MS_CU_ORQ_ADD(3, 1u);
+                    if (M) {
+                        const int j = __ffs((int)M) - 1;
+                        M &= M - 1u;
+                        float y = v[0][0];
+#pragma unroll
+                        for (int u = 0; u < NG; u++)
+#pragma unroll
+                            for (int k = 0; k < 4; k++) y = j == 4 * u + k ? v[u][k] : y;
+                        pass(t + (j >> 2) * step + (j & 3), &y, 1u);
+                        if (tk) /* round 14's count, as below */
+#  ifdef MS_CU_OR_XBINS
+                            atomicAdd(&oh[ms_cu_obin(ry, osc, y)], 1u);
+#  else
+                            atomicAdd(&oh[ms_cu_obin(ry, osc, y / T)], 1u);
+#  endif
+                    }
+                }
+            }
+#else
+#  ifdef MS_CU_STAMPS
+            { /* round 20A's counters: the warp's staging steps and its groups with a passing token */
+                uint32_t ng = 0;
+#pragma unroll
+                for (int u = 0; u < NG; u++) ng += __any_sync(FULL, t + u * step < tv && gm[u] >= cut) ? 1u : 0u;
+                MS_CU_ORQ_ADD(2, ng ? 1u : 0u);
+                MS_CU_ORQ_ADD(3, ng);
+            }
+#  endif
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -2163,6 +2310,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
                 }
             }
+#endif /* MS_CU_OR_WSTAGE */
         }
         if (RG) ms_cu_cp_wait_all(); /* only empty groups are left; none outlives the scan (the ring aliases sbuf) */
         ts = tv;
@@ -2173,6 +2321,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
         rm = fmaxf(rm, x[0]);
         if (!(x[0] < cut)) pass(t, x, 1u);
     }
+#ifdef MS_CU_STAMPS
+    ms_cu_orq_flush(orq);
+#endif
     return rm;
 }
 
@@ -2221,13 +2372,23 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                 i++;
             }
     };
+#ifdef MS_CU_OR_ROWCUT
+    /* round 20A: the row's slots when its blocks fit them (ms_cu_k2_scan1) */
+#  ifndef MS_CU_K4_ZERO
+#    error "-DMS_CU_OR_ROWCUT needs MS_CU_K4_ZERO (the default): the slots are zero at a step's start only in the own workspace"
+#  endif
+#  define MS_CU_RC_ARGS , (a.k4zero && a.G <= MS_CU_ORRC ? st->orcut : (uint32_t *)NULL), (int)g, (int)a.G
+#else
+#  define MS_CU_RC_ARGS
+#endif
 #ifdef MS_CU_OR_F32
     const float rm = c.dtype == MS_DTYPE_F32
-                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage)
-                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS)
+                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #else
-    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+    const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #endif
+#undef MS_CU_RC_ARGS
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
@@ -2247,6 +2408,12 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
 #endif
     if (threadIdx.x == 0 && cnt_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
+#ifdef MS_CU_STAMPS
+    ms_cu_orq_sm();
+    ms_cu_orq_block(8, 1ull);
+    ms_cu_orq_block(9, *rn);
+    ms_cu_orq_block(11, *rn > (uint32_t)MS_CU_HB ? 1ull : 0ull);
+#endif
     if (cxk <= MS_CU_KEY_NEGINF) return;
     const uint32_t mk = ms_cu_key(ms_cu_unkey(cxk) / c.sl.temperature);
     if (mk <= MS_CU_KEY_NEGINF) return;
@@ -2268,6 +2435,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
     __syncthreads(); /* C's tokens staged (sn, sbuf) */
     ms_cu_stamp(30);
+#ifdef MS_CU_STAMPS
+    ms_cu_orq_block(10, *sn);
+#endif
     ms_cu_pdl_wait(); /* K0's zeroed stats: K2's wait covers K1, which waited for K0 */
     ms_cu_stamp(31);
     if (threadIdx.x == 0) atomicMax(&st->maxkey, mk); /* the row's m, as K1 would have published it */
@@ -5493,6 +5663,40 @@ extern "C" int ms__cuda_stamps(int op, unsigned long long lo[38], unsigned long 
     return 1;
 #else
     (void)op, (void)lo, (void)hi;
+    return 0;
+#endif
+}
+
+/* Round 20A: the one-read pass's counters (ms_cu_orq, ms_cu_sm_*): op 1 clears them, op 0 reads q (MS_CU_NORQ = 12
+ * words) and, per multiprocessor (256), the blocks and the earliest and latest scan ends (%globaltimer, ns). */
+extern "C" int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned long long smlo[256],
+                                  unsigned long long smhi[256], unsigned long long smn[256]) {
+#ifdef MS_CU_STAMPS
+    static_assert(MS_CU_NORQ == 12 && MS_CU_NSM == 256, "the hook's arrays");
+    if (op == 1) {
+        static unsigned long long z[32 * MS_CU_NORQ], o[MS_CU_NSM];
+        for (int i = 0; i < 32 * MS_CU_NORQ; i++) z[i] = 0;
+        for (int i = 0; i < MS_CU_NSM; i++) o[i] = ~0ull;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_orq, z, sizeof z) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_lo, o, sizeof o) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_hi, z, MS_CU_NSM * 8) == cudaSuccess &&
+                       cudaMemcpyToSymbol(ms_cu_sm_n, z, MS_CU_NSM * 8) == cudaSuccess
+                   ? 1
+                   : -1;
+    }
+    static unsigned long long cq[32 * MS_CU_NORQ];
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(cq, ms_cu_orq, sizeof cq) != cudaSuccess) return -1;
+    for (int i = 0; i < MS_CU_NORQ; i++) {
+        q[i] = 0;
+        for (int j = 0; j < 32; j++) q[i] += cq[j * MS_CU_NORQ + i];
+    }
+    return cudaMemcpyFromSymbol(smlo, ms_cu_sm_lo, MS_CU_NSM * 8) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(smhi, ms_cu_sm_hi, MS_CU_NSM * 8) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(smn, ms_cu_sm_n, MS_CU_NSM * 8) == cudaSuccess
+               ? 1
+               : -1;
+#else
+    (void)op, (void)q, (void)smlo, (void)smhi, (void)smn;
     return 0;
 #endif
 }

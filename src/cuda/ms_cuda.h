@@ -82,6 +82,8 @@ int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]);
  * for the device, reads them into lo / hi and disarms. 1 done, -1 a CUDA error. */
 int ms__cuda_stamps(int op, unsigned long long lo[38], unsigned long long hi[38]);
 int ms__cuda_stamps_q(int op, unsigned long long q[16]); /* round 17B: K4's row counters (ms_cuda.cu) */
+int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned long long smlo[256], unsigned long long smhi[256],
+                       unsigned long long smn[256]); /* round 20A: the one-read pass's counters */
 
 /* Round 16B (diagnostics and tests): the smallest chunk of K1..K3 in tokens (8..32768; -1: the default,
  * MS_CU_MINCHUNK = 1024; anything else: unchanged); read at launch, on the host. Returns the value in force. */
