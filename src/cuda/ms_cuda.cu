@@ -184,10 +184,14 @@
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
 #endif
-/* Round 20A (docs/cuda.md), both off: -DMS_CU_OR_WSTAGE, the one-read pass stages a step's passing tokens one a lane per
- * round of a warp loop (exact; full setting V=151936 fp32 flat B=52..256 0.3-3.4 us faster, peaked level, bf16 peaked
- * B=128 +0.4; 13 of the 16 CUDA tests run on its binary, all passed: to be completed before it goes on);
- * -DMS_CU_OR_ROWCUT, a cut shared by a row's K2 blocks (exact, all 16 tests; 1.4-6 us slower than without it). */
+/* Round 20A (docs/cuda.md, docs/decisions.md): MS_CU_OR_WSTAGE, on since the fifteenth session's final call
+ * (-DMS_CU_NO_OR_WSTAGE builds without it): the one-read pass stages a step's passing tokens one a lane per round of a
+ * warp loop (exact; full setting V=151936 fp32 flat B=52..256 0.3-3.4 us faster, peaked level, bf16 peaked B=128 +0.4;
+ * its own binary ran 13 of the 16 CUDA tests, the merged default all 16 and the sanitizers); -DMS_CU_OR_ROWCUT (off), a
+ * cut shared by a row's K2 blocks (exact, all 16 tests; 1.4-6 us slower than without it). */
+#if !defined(MS_CU_NO_OR_WSTAGE) && !defined(MS_CU_OR_WSTAGE) && defined(MS_CU_ONEREAD)
+#  define MS_CU_OR_WSTAGE
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -209,14 +213,20 @@
 #if defined(MS_CU_EARLY_F32) && !defined(MS_CU_EARLY_NOWIN)
 #  error "-DMS_CU_EARLY_F32 is built with MS_CU_EARLY_NOWIN"
 #endif
-/* Round 20B (-DMS_CU_K4_TWO, off): in one-read steps with more rows than multiprocessors, where ms_cu_k4<true> (512
+/* Round 20B (MS_CU_K4_TWO; docs/decisions.md): in one-read steps with more rows than multiprocessors, where ms_cu_k4<true> (512
  * threads, ~128 registers, 160 KB of shared memory: one block a multiprocessor) ran in two waves, K4 is two kernels:
  * K4L (ms_cu_k4l: the lean path alone, 64 registers, MS_CU_K4L_CAP candidates in shared memory: two blocks a
  * multiprocessor, one wave up to 2 x SMs rows) serves the lean rows it can and marks them (k3done); K4R (ms_cu_k4r:
  * ms_cu_k4<true>'s row code, one block a multiprocessor looping over the rows) serves the rest and zeroes the stats.
  * Needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults), not MS_CU_ROWFLAGS. H200, full setting
  * V=151936 (bench/results/cuda_h200_2026-12-01-round20b.md): flat B=200 / 256 3.1-4.0 us, peaked 1.9-2.5 us faster,
- * B <= 128 and top-p alone level; all 16 CUDA tests on its first form, 12 of 16 (the rest unrun) on this one: off. */
+ * B <= 128 level, top-p alone at B=256 +0.5..+1.0 (one run); all 16 CUDA tests on its first form, 12 of 16 (the rest
+ * unrun) on this one; on since the fifteenth session's final call, which ran all 16 and the sanitizers on the merged
+ * default (-DMS_CU_NO_K4_TWO builds without it; it needs the defaults named below and is left out without them). */
+#if !defined(MS_CU_NO_K4_TWO) && !defined(MS_CU_K4_TWO) && defined(MS_CU_ONEREAD) && defined(MS_CU_K4_ZERO) && \
+    !defined(MS_CU_RF) && !defined(MS_CU_K3_IN_K2)
+#  define MS_CU_K4_TWO
+#endif
 #if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF) || defined(MS_CU_K3_IN_K2))
 #  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults) and no MS_CU_ROWFLAGS"
 #endif
