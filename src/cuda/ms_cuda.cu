@@ -5160,6 +5160,32 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #  endif
     }
 #endif
+#if defined(MS_CU_CARVE_OR) && defined(MS_CU_ONEREAD) && !defined(MS_CU_CARVE)
+    /* -DMS_CU_CARVE_OR=<percent> (fifteenth session, after round 20C): the carveout preference above for the one-read
+     * steps' kernels alone (K1<true>, K2or, K4<true>, K4L, K4R; with -DMS_CU_CARVE_OR_K3 K3 too, which the lite steps
+     * share), so that round 20C's gain at B=64 is kept without its loss at B=1 (the lite kernels keep the driver's
+     * choice). A hint: kernels and results unchanged. */
+    {
+        const int cv = MS_CU_CARVE_OR;
+        const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
+#  ifdef MS_CU_OR_K2OWN
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true, true>, ca, cv);
+#  else
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true>, ca, cv);
+#  endif
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, ca, cv);
+#  ifdef MS_CU_K4_TWO
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4l, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, ca, cv);
+#  endif
+#  if defined(MS_CU_CARVE_OR_K3) && defined(MS_CU_K3_KERNEL)
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
+#  endif
+    }
+#endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
 }
