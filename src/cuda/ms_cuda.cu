@@ -5015,6 +5015,45 @@ struct ms_cu_dev {
 
 static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
 
+#if defined(MS_CU_CARVE) || (defined(MS_CU_CARVE_OR) && defined(MS_CU_ONEREAD))
+/* Rounds 20C and the fifteenth session (-DMS_CU_CARVE, -DMS_CU_CARVE_OR; off): the shared-memory carveout preference cv
+ * (percent) on the one-read steps' kernels, and with lite on the lite steps' too (K0, K1<false>, K2<false, *>,
+ * K4<false>); K3, which both kinds of step run, with lite or k3. A hint: kernels and results unchanged. */
+static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
+    const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
+    cudaError_t e = cudaSuccess;
+    if (lite) {
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k0, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<false>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
+    }
+#  ifdef MS_CU_K3_KERNEL
+    if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
+#  else
+    (void)k3;
+#  endif
+#  ifdef MS_CU_ONEREAD
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
+#    ifdef MS_CU_OR_K2OWN
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true, true>, ca, cv);
+#    else
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true>, ca, cv);
+#    endif
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, ca, cv);
+#    ifdef MS_CU_K4_TWO
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4l, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, ca, cv);
+#    endif
+#  endif
+    return e;
+}
+#endif
+
+
 /* Round 11 (only with -DMS_CU_PB): the K2 blocks of a step of n rows whose bucket masses the workspace
  * holds: one wave (4 a multiprocessor, the launch's G rounds down to it) or 8 a row (chunks of at most 32768 tokens up to V =
  * 262144); a step with more blocks gets a.pb = NULL and K3's walk with exp (exact either way). 16 KB a block. */
@@ -5127,7 +5166,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #ifdef MS_CU_K4_TWO
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
-#ifdef MS_CU_CARVE
+#if defined(MS_CU_CARVE)
     /* Round 20C (-DMS_CU_CARVE=<percent>): one shared-memory carveout preference for every kernel of a step. Without it
      * the driver sizes each kernel's carveout to its own needs (K1 and K3 ~1.5 KB a block, K2 ~41 KB, K4 ~170 KB), and a
      * multiprocessor changes its L1 / shared split only when it is idle: a K2 block could not join K1's blocks on a
@@ -5136,55 +5175,17 @@ extern "C" int ms__cuda_init(ms_resource *res) {
      * docs/cuda.md round 20C): K2's blocks enter at 0.9 us at B=1; full setting B=64 1.8-2.1 us faster flat, but B=1
      * +2.4 (K4, which needs an empty multiprocessor, enters later and its warm-up ends last), B=256 +0.7..+1.4,
      * top-p alone peaked B=1 +1.3: off. */
-    {
-        const int cv = MS_CU_CARVE;
-        const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k0, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<false>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
-#  ifdef MS_CU_K3_KERNEL
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
-#  endif
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
-#  ifdef MS_CU_ONEREAD
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
-#    ifdef MS_CU_OR_K2OWN
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true, true>, ca, cv);
-#    else
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true>, ca, cv);
-#    endif
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, ca, cv);
-#  endif
-    }
-#endif
-#if defined(MS_CU_CARVE_OR) && defined(MS_CU_ONEREAD) && !defined(MS_CU_CARVE)
+    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE, true, true);
+#elif defined(MS_CU_CARVE_OR) && defined(MS_CU_ONEREAD)
     /* -DMS_CU_CARVE_OR=<percent> (fifteenth session, after round 20C): the carveout preference above for the one-read
      * steps' kernels alone (K1<true>, K2or, K4<true>, K4L, K4R; with -DMS_CU_CARVE_OR_K3 K3 too, which the lite steps
      * share), so that round 20C's gain at B=64 is kept without its loss at B=1 (the lite kernels keep the driver's
      * choice). A hint: kernels and results unchanged. */
-    {
-        const int cv = MS_CU_CARVE_OR;
-        const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
-#  ifdef MS_CU_OR_K2OWN
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true, true>, ca, cv);
+#  ifdef MS_CU_CARVE_OR_K3
+    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, true);
 #  else
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, true>, ca, cv);
+    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, false);
 #  endif
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, ca, cv);
-#  ifdef MS_CU_K4_TWO
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4l, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, ca, cv);
-#  endif
-#  if defined(MS_CU_CARVE_OR_K3) && defined(MS_CU_K3_KERNEL)
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
-#  endif
-    }
 #endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
