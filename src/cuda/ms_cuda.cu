@@ -4869,7 +4869,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 }
 
 #ifdef MS_CU_K4_TWO
-/* Round 20B (-DMS_CU_K4_TWO, off): K4 as two kernels in one-read steps with more rows than multiprocessors
+/* Round 20B (MS_CU_K4_TWO, on since the fifteenth session): K4 as two kernels in one-read steps with more rows than multiprocessors
  * (ms_cu_launch). ms_cu_k4<true> holds a whole multiprocessor (512 threads x ~128 registers, MS_CU_K4_DYN = 160 KB),
  * so 256 rows on 132 multiprocessors ran in two waves (flat B=256: the last rows' wait passed 9.6 us after the
  * first's). K4L (ms_cu_k4l): one block of 512 threads a row, registers capped at 64 (__launch_bounds__(512, 2)) and
