@@ -550,79 +550,15 @@ __device__ __forceinline__ float ms_cu_pen(const ms_cu_row &c, float raw, int32_
 }
 __device__ __forceinline__ float ms_cu_x(const ms_cu_row &c, int32_t t) { return ms_cu_pen(c, ms_cu_load(c.row, c.dtype, t), t); }
 
-/* Round 19A (off): the L2 eviction policy of the logits where a step reads them for the last time. In one-read steps
- * (31-156 MB of logits a step at fp32 V=151936, B >= 52, against a ~50 MB L2) the logits stream through L2 with the
- * default (evict-normal) policy and push out what the step needs next: the kernels' code (K4 ~1.5 MB of SASS, K2
- * ~0.9 MB), the workspace (row stats, candidate lists). -DMS_CU_LOGITS_EF: the one-read pass (ms_cu_k2_scan1) loads
- * with an evict-first policy (createpolicy.fractional.L2::evict_first, fraction 1; ld.global.L2::cache_hint and
- * cp.async ... .L2::cache_hint for round 15A's ring). -DMS_CU_LOGITS_EF_LITE: the same for the lite K2's scan
- * (ms_cu_k2_scan: its chunk's second read, after K1's). -DMS_CU_LOGITS_CS: the plain loads of those passes as
- * ld.global.cs (evict-first in L1 and L2) instead of the policy (the ring keeps the policy; cp.async has no .cs).
- * A cache hint changes where a line sits in the caches, never the bits loaded: exactness is untouched. EF template
- * arguments: 0 the default loads, 1 evict-first. Measured (H200, full setting V=151936 fp32; docs/cuda.md, round 19A):
- * with the bench's cold (rotated) logits 0.1-1.9 us faster at B >= 52; with warm logits (the same set every step, or
- * written by a copy just before) 0.2-1.7 us slower at most points; the lite hint gains nothing. All off. */
-#if defined(MS_CU_LOGITS_EF) || defined(MS_CU_LOGITS_EF_LITE)
-#  define MS_CU_EF_ANY 1
-#endif
-#ifdef MS_CU_LOGITS_EF
-#  define MS_CU_EF_OR 1 /* the one-read pass's loads */
-#else
-#  define MS_CU_EF_OR 0
-#endif
-#ifdef MS_CU_LOGITS_EF_LITE
-#  define MS_CU_EF_LT 1 /* the lite K2 scan's loads */
-#else
-#  define MS_CU_EF_LT 0
-#endif
-#ifdef MS_CU_EF_ANY
-/* The evict-first policy (a constant: ptxas folds it into the load's uniform memory descriptor). Not volatile, so that
- * its uses share one. */
-__device__ __forceinline__ uint64_t ms_cu_ef_pol() {
-    uint64_t p;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-    return p;
-}
-__device__ __forceinline__ float4 ms_cu_ld_ef4(const float *a) {
-    float4 q;
-#  ifdef MS_CU_LOGITS_CS
-    asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(q.x), "=f"(q.y), "=f"(q.z), "=f"(q.w) : "l"(a));
-#  else
-    asm("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=f"(q.x), "=f"(q.y), "=f"(q.z), "=f"(q.w)
-                 : "l"(a), "l"(ms_cu_ef_pol()));
-#  endif
-    return q;
-}
-__device__ __forceinline__ uint2 ms_cu_ld_ef2(const uint16_t *a) {
-    uint2 q;
-#  ifdef MS_CU_LOGITS_CS
-    asm("ld.global.cs.v2.u32 {%0, %1}, [%2];" : "=r"(q.x), "=r"(q.y) : "l"(a));
-#  else
-    asm("ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(q.x), "=r"(q.y) : "l"(a), "l"(ms_cu_ef_pol()));
-#  endif
-    return q;
-}
-#endif
-
 /* Calls f(t, raw value) for every t in [t0, t1), spread over the block. Where the chunk is aligned,
  * each thread loads 4 consecutive values at once (16 bytes of fp32, 8 of fp16/bf16) and two such
  * groups before using either: enough bytes in flight to approach the memory bandwidth. */
-template <int EF = 0> /* round 19A: 1 loads with the evict-first policy (MS_CU_EF_ANY) */
 __device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float v[4]) {
     if (c.dtype == MS_DTYPE_F32) {
-#ifdef MS_CU_EF_ANY
-        float4 q = EF ? ms_cu_ld_ef4((const float *)c.row + t) : *(const float4 *)((const float *)c.row + t);
-#else
         float4 q = *(const float4 *)((const float *)c.row + t);
-#endif
         v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
     } else {
-#ifdef MS_CU_EF_ANY
-        uint2 q = EF ? ms_cu_ld_ef2((const uint16_t *)c.row + t) : *(const uint2 *)((const uint16_t *)c.row + t);
-#else
         uint2 q = *(const uint2 *)((const uint16_t *)c.row + t);
-#endif
         uint16_t h[4] = {(uint16_t)q.x, (uint16_t)(q.x >> 16), (uint16_t)q.y, (uint16_t)(q.y >> 16)};
         for (int k = 0; k < 4; k++) v[k] = c.dtype == MS_DTYPE_BF16 ? ms__bf16_to_f32(h[k]) : ms__f16_to_f32(h[k]);
     }
@@ -631,14 +567,14 @@ __device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float
  * presence penalty, the 32-bit half of the seen set's word that holds each group (a group of 4, t a
  * multiple of 4, lies in one word): all issued before any is used, so each iteration waits for one
  * memory latency, not two in a row. Shared by every pass over a chunk. */
-template <int NG, int EF = 0, bool W = false> /* EF: ms_cu_load4's (round 19A); W: every group is below tv (round 19B's whole steps): no test */
+template <int NG, bool W = false> /* W: every group is below tv (round 19B's whole steps): no test */
 __device__ __forceinline__ void ms_cu_load_groups(const ms_cu_row &c, int32_t t, int32_t step, int32_t tv,
                                                   float (&v)[NG][4], uint32_t (&words)[NG]) {
 #pragma unroll
     for (int u = 0; u < NG; u++) {
         words[u] = 0;
         if (W || t + u * step < tv) {
-            ms_cu_load4<EF>(c, t + u * step, v[u]);
+            ms_cu_load4(c, t + u * step, v[u]);
             if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
         }
     }
@@ -670,25 +606,11 @@ __device__ __forceinline__ void ms_cu_cp_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void ms_cu_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void ms_cu_cp_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-/* Copies group t (t < tv) of thread threadIdx.x into ring slot s, then commits a group (empty for t >= tv).
- * EF 1 (round 19A): the logits with the evict-first policy. */
-template <int EF = 0>
+/* Copies group t (t < tv) of thread threadIdx.x into ring slot s, then commits a group (empty for t >= tv). */
 __device__ __forceinline__ void ms_cu_ring_put(const ms_cu_row &c, const ms_cu_ring &rg, int s, int32_t t, int32_t tv) {
     if (t < tv) {
         const uint32_t i = (uint32_t)s * blockDim.x + threadIdx.x;
         const uint32_t d = (uint32_t)__cvta_generic_to_shared(rg.d + (size_t)i * 16);
-#ifdef MS_CU_EF_ANY
-        if (EF) {
-            if (c.dtype == MS_DTYPE_F32)
-                asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(d),
-                             "l"((const float *)c.row + t), "l"(ms_cu_ef_pol())
-                             : "memory");
-            else
-                asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;" ::"r"(d),
-                             "l"((const uint16_t *)c.row + t), "l"(ms_cu_ef_pol())
-                             : "memory");
-        } else
-#endif
         if (c.dtype == MS_DTYPE_F32)
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"((const float *)c.row + t) : "memory");
         else
@@ -702,11 +624,10 @@ __device__ __forceinline__ void ms_cu_ring_put(const ms_cu_row &c, const ms_cu_r
     ms_cu_cp_commit();
 }
 /* Fills slots 0..MS_CU_RING-1 with this thread's first groups (t, t + step, ...). */
-template <int EF = 0>
 __device__ __forceinline__ void ms_cu_ring_start(const ms_cu_row &c, const ms_cu_ring &rg, int32_t t, int32_t step,
                                                  int32_t tv) {
 #pragma unroll
-    for (int s = 0; s < MS_CU_RING; s++) ms_cu_ring_put<EF>(c, rg, s, t + s * step, tv);
+    for (int s = 0; s < MS_CU_RING; s++) ms_cu_ring_put(c, rg, s, t + s * step, tv);
 }
 /* ms_cu_load_groups from the ring: waits until this thread's groups in slots s0..s0+NG-1 have landed (all but
  * the MS_CU_RING - NG groups committed after them), then reads them (values converted as ms_cu_load4). */
@@ -733,11 +654,11 @@ __device__ __forceinline__ void ms_cu_ring_get(const ms_cu_row &c, const ms_cu_r
     }
 }
 /* Refills slots s0..s0+NG-1 with the groups MS_CU_RING groups after t's (call after their values were used). */
-template <int NG, int EF = 0>
+template <int NG>
 __device__ __forceinline__ void ms_cu_ring_next(const ms_cu_row &c, const ms_cu_ring &rg, int s0, int32_t t,
                                                 int32_t step, int32_t tv) {
 #pragma unroll
-    for (int u = 0; u < NG; u++) ms_cu_ring_put<EF>(c, rg, s0 + u, t + (MS_CU_RING + u) * step, tv);
+    for (int u = 0; u < NG; u++) ms_cu_ring_put(c, rg, s0 + u, t + (MS_CU_RING + u) * step, tv);
 }
 
 /* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
@@ -1534,17 +1455,17 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
-        if (RG) ms_cu_ring_start<MS_CU_EF_LT>(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
+        if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
             float gm[NG];
             if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
-            else ms_cu_load_groups<NG, MS_CU_EF_LT>(c, t, step, tv, v, words);
+            else ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) gm[u] = t + u * step < tv ? fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])) : 0.0f;
             if (RG) { /* the slots' values are in registers and used (gm) */
-                ms_cu_ring_next<NG, MS_CU_EF_LT>(c, rg, s0, t, step, tv);
+                ms_cu_ring_next<NG>(c, rg, s0, t, step, tv);
                 s0 = (s0 + NG) % MS_CU_RING;
             }
 #pragma unroll
@@ -2012,11 +1933,7 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
     for (int u = 0; u < NG; u++) {
         words[u] = 0;
         if (W || t + u * step < tv) {
-#  ifdef MS_CU_LOGITS_EF
-            const float4 q = ms_cu_ld_ef4((const float *)c.row + t + u * step); /* round 19A */
-#  else
             const float4 q = *(const float4 *)((const float *)c.row + t + u * step);
-#  endif
             v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
             if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
         }
@@ -2065,7 +1982,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
          * third more for flat N(0,1) chunks at B=64; the stage holds 2048). */
         bool first = tv - t0 >= NG * step;
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
-        if (RG) ms_cu_ring_start<MS_CU_EF_OR>(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
+        if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
 #ifdef MS_CU_STAMPS
         bool half = false; /* round 18A: event 27 once (thread 0) */
 #endif
@@ -2096,7 +2013,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #  ifdef MS_CU_OR_F32
                 else if (DT == 0) ms_cu_load_groups_f32<NG, true>(c, t, step, tv, v, words);
 #  endif
-                else ms_cu_load_groups<NG, MS_CU_EF_OR, true>(c, t, step, tv, v, words);
+                else ms_cu_load_groups<NG, true>(c, t, step, tv, v, words);
                 uint32_t nb = 0;
 #pragma unroll
                 for (int u = 0; u < NG; u++) {
@@ -2124,7 +2041,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_F32
             else if (DT == 0) ms_cu_load_groups_f32<NG>(c, t, step, tv, v, words);
 #endif
-            else ms_cu_load_groups<NG, MS_CU_EF_OR>(c, t, step, tv, v, words);
+            else ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -2147,7 +2064,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             }
             }
             if (RG) { /* the slots' values are in registers and used (gm) */
-                ms_cu_ring_next<NG, MS_CU_EF_OR>(c, rg, s0, t, step, tv);
+                ms_cu_ring_next<NG>(c, rg, s0, t, step, tv);
                 s0 = (s0 + NG) % MS_CU_RING;
             }
 #ifdef MS_CU_OR_LEAN
