@@ -2166,7 +2166,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                             if (lane == 0) atomicMax(&rcs[rcg], nr);
                         }
                         rcv = ~0u;
+#  ifdef MS_CU_OR_ROWCUT_PLAIN
+                        /* the fifteenth session's lead: the same relaxed load without volatile and the "memory" clobber,
+                         * so that it orders nothing else in the loop (a stale or reused value is a lower slot: still valid) */
+                        if (lane < rcG) asm("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
+#  else
                         if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
+#  endif
                         rcp = true;
                     }
 #endif
