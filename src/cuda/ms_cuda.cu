@@ -217,7 +217,7 @@
  * threads, ~128 registers, 160 KB of shared memory: one block a multiprocessor) ran in two waves, K4 is two kernels:
  * K4L (ms_cu_k4l: the lean path alone, 64 registers, MS_CU_K4L_CAP candidates in shared memory: two blocks a
  * multiprocessor, one wave up to 2 x SMs rows) serves the lean rows it can and marks them (k3done); K4R (ms_cu_k4r:
- * ms_cu_k4<true>'s row code, one block a multiprocessor looping over the rows) serves the rest and zeroes the stats.
+ * ms_cu_k4<true>'s row code, one block a row, one a multiprocessor) serves the rest and zeroes the stats.
  * Needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults), not MS_CU_ROWFLAGS. H200, full setting
  * V=151936 (bench/results/cuda_h200_2026-12-01-round20b.md): flat B=200 / 256 3.1-4.0 us, peaked 1.9-2.5 us faster,
  * B <= 128 level, top-p alone at B=256 +0.5..+1.0 (one run); all 16 CUDA tests on its first form, 12 of 16 (the rest
@@ -4581,16 +4581,21 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
 template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r);
+/* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
+ * (ms_cu_k4, and round 20B's K4R). */
+__device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
+    if (a.k4zero) {
+        static_assert(sizeof(ms_cu_rowstat) % 8 == 0 && sizeof(ms_cu_rowstat) / 8 <= MS_CU_T4, "K4 zeroes a row's stats");
+        ms_cu_pdl_wait(); /* rows that returned before their wait */
+        __syncthreads(); /* every thread's reads of the row's stats (K4R: k3done too) before they are zeroed */
+        if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[r])[threadIdx.x] = 0;
+    }
+    ms_cu_stamp(24);
+}
 template <bool OR>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     ms_cu_k4_row<OR>(a, blockIdx.x);
-    if (a.k4zero) {
-        static_assert(sizeof(ms_cu_rowstat) % 8 == 0 && sizeof(ms_cu_rowstat) / 8 <= MS_CU_T4, "K4 zeroes a row's stats");
-        ms_cu_pdl_wait();
-        __syncthreads();
-        if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[blockIdx.x])[threadIdx.x] = 0;
-    }
-    ms_cu_stamp(24);
+    ms_cu_k4_zero(a, blockIdx.x);
 }
 template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
 #else
@@ -4850,12 +4855,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4r(ms_cu_args a) {
         }
     }
     if (go) ms_cu_k4_row<true>(a, blockIdx.x); /* other rows: set-up, then the wait, as in ms_cu_k4<true> */
-    if (a.k4zero) {
-        ms_cu_pdl_wait(); /* rows that returned before their wait (as ms_cu_k4) */
-        __syncthreads(); /* every thread's reads of the row's stats (k3done too) before they are zeroed */
-        if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[blockIdx.x])[threadIdx.x] = 0;
-    }
-    ms_cu_stamp(24);
+    ms_cu_k4_zero(a, blockIdx.x);
 }
 #endif
 
