@@ -1130,6 +1130,16 @@ __device__ __forceinline__ unsigned long long ms_cu_warp_max_u64(unsigned long l
     return v;
 }
 
+/* The penalty on a group of 4 tokens whose seen-set bits are nib (nib != 0), in place: NaN as -inf, then the
+ * repetition penalty on the seen ones (the one-read pass's two step paths, ms_cu_k2_scan1). */
+__device__ __forceinline__ void ms_cu_pen_group(const ms_cu_row &c, float (&v)[4], uint32_t nib) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float x = ms__sanitize(v[k]);
+        if ((nib >> k) & 1u) x = ms__penalize(x, c.sl.rep);
+        v[k] = x;
+    }
+}
 /* m raised by a group of 4 tokens whose seen-set bits are nib (ms_cu_chunk_max). */
 __device__ __forceinline__ float ms_cu_group_max(const ms_cu_row &c, const float (&v)[4], uint32_t nib, float m) {
     if (nib == 0) return fmaxf(m, fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])));
@@ -2023,14 +2033,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 if (nb) { /* as below */
 #pragma unroll
                     for (int u = 0; u < NG; u++)
-                        if (nib[u]) {
-#pragma unroll
-                            for (int k = 0; k < 4; k++) {
-                                float x = ms__sanitize(v[u][k]);
-                                if ((nib[u] >> k) & 1u) x = ms__penalize(x, c.sl.rep);
-                                v[u][k] = x;
-                            }
-                        }
+                        if (nib[u]) ms_cu_pen_group(c, v[u], nib[u]);
                 }
 #pragma unroll
                 for (int u = 0; u < NG; u++) gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
@@ -2049,14 +2052,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 gm[u] = ms__neg_inf();
                 if (tg >= tv) continue;
                 nib[u] = (words[u] >> (tg & 31)) & 15u;
-                if (nib[u]) {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        float x = ms__sanitize(v[u][k]);
-                        if ((nib[u] >> k) & 1u) x = ms__penalize(x, c.sl.rep);
-                        v[u][k] = x;
-                    }
-                }
+                if (nib[u]) ms_cu_pen_group(c, v[u], nib[u]);
                 gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
 #ifndef MS_CU_OR_LEAN
                 rm = fmaxf(rm, gm[u]);
