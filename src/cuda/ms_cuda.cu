@@ -430,7 +430,8 @@ __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
  * count in k2n (lite and one-read rows, after the atomicAdd); 3 and 9 are then after the row's counter wait.
  * Fourteenth session (one-read K2, ms_cu_k2_one, thread 0 of the block): 30 the staged tokens drained (after the
  * barrier that follows the drain or the overflow's re-read), 31 past its PDL wait (then the list; 4 is the exit).
- * Fifteenth session: 32-33 helper A's, 34-35 helper B's; round 20C (K4's warm-up pass, MS_CU_K4_WARM, thread 0 of the
+ * Fifteenth session: 32-33 helper A's, 34-35 helper B's (round 21B, -DMS_CU_K4_RTRIM, ms_cu_k4_rtrim, thread 0 of the block: 34
+ * its histogram done (after its first barrier), 35 its list written (after its second barrier)); round 20C (K4's warm-up pass, MS_CU_K4_WARM, thread 0 of the
  * block): 36 the warm-up pass begins (after the lean set-up, before its barrier), 37 it ended (its finish done). */
 #define MS_CU_NSTAMP 38
 #define MS_CU_NSTQ 5
@@ -1406,8 +1407,9 @@ struct ms_cu_keys_chunk {
 /* The lite path's slow part for the queued tokens q[0..cnt) of one warp (cnt <= 32): y, w, min-p's
  * verdict; the survivors staged in sbuf. Returns this lane's mass of survivors. Called once per group of 4 tokens,
  * not per token: at B=1 (about one block per SM, a cold instruction cache) code size costs time. */
+template <bool BL = false> /* round 21B (-DMS_CU_OR_BLIST): also counts each token of C in bh's candidate bin (ms_cu_lbin) */
 __device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned long long *q, int cnt, uint32_t *sn,
-                                                unsigned long long *sbuf) {
+                                                unsigned long long *sbuf, uint32_t *bh = nullptr, float bsc = 0.0f) {
     const int lane = threadIdx.x & 31;
     __syncwarp();
     bool in = false;
@@ -1421,6 +1423,7 @@ __device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned 
             in = true;
             m = el.q;
             v = ((unsigned long long)el.key << 32) | (uint32_t)t;
+            if (BL && bh) atomicAdd(&bh[ms_cu_lbin(c, bsc, el.key)], 1u);
         }
     }
     const unsigned bal = __ballot_sync(0xffffffffu, in);
@@ -2274,6 +2277,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         smax = 0;
         sref = 0;
         stk = 0;
+#ifdef MS_CU_OR_BLIST
+        keepn = 0; /* round 21B: the list's positions (below) */
+#endif
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
     __syncthreads();
@@ -2318,6 +2324,14 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #endif
 #undef MS_CU_RC_ARGS
+#ifdef MS_CU_OR_BLIST
+    /* Round 21B: the drain's candidate bins in h[0..MS_CU_LBINS), zeroed here, before the barrier below: with
+     * blockDim.x = MS_CU_T123 threads, thread i zeroes words i + j blockDim.x, its own ring words (round 15A: slot s of
+     * thread i is w[s blockDim.x + i], w = h), which nothing else touches and which its scan no longer reads (the
+     * scan ended with cp.async.wait_all); without the ring h[0..1024) is unused in the pass. */
+    for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) h[i] = 0;
+    const float blsc = ms_cu_lbin_scale(c); /* as ms_cu_k2_list's (the slot's min-p) */
+#endif
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
@@ -2350,7 +2364,11 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
+#ifdef MS_CU_OR_BLIST
+            (void)ms_cu_k2_drain<true>(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf, c.inf_row ? nullptr : h, blsc);
+#else
             (void)ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf); /* C's test: s0 against cm */
+#endif
     } else {
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
@@ -2387,6 +2405,68 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
             if (sbase + i < MS_CU_CAND) cand[sbase + i] = sbuf[i];
         return;
+    }
+#endif
+#ifdef MS_CU_OR_BLIST
+    /* Round 21B (-DMS_CU_OR_BLIST): the chunk's list when the drain counted every token of C in its candidate bin
+     * (drained, at most MS_CU_STAGE_SH of them, a finite m): every warp finds by itself the bin cut of
+     * ms_cu_k2_bincut (the first bin where the running count reaches kk, if that count is at most kk +
+     * MS_CU_K2_BINSLACK(kk)) from the same counts (the same function on the same keys and m, counted in the drain
+     * instead of after it), thread 0 reserves exactly that count in the row's list at once (the count of the
+     * entries the compaction keeps), and each warp places its kept entries with one shared atomic a round: the same
+     * entries as ms_cu_k2_list's bin cut, at other positions of the row's list, whose order nothing reads. One
+     * barrier after the drain's instead of seven; a crowded cut (the radix select) takes ms_cu_k2_list as before. */
+    if (ns > kk && ns <= MS_CU_STAGE_SH && !c.inf_row && *rn <= (uint32_t)MS_CU_HB) { /* block-uniform */
+        const int lane = threadIdx.x & 31;
+        uint32_t sum = 0;
+        for (int j = 0; j < 8; j++) sum += h[8 * lane + j];
+        uint32_t inc = sum;
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t y = __shfl_up_sync(0xffffffffu, inc, o);
+            if (lane >= o) inc += y;
+        }
+        uint32_t run = inc - sum, mine = MS_CU_LBINS, mcnt = 0;
+        for (int j = 0; j < 8; j++) {
+            const uint32_t nx = run + h[8 * lane + j];
+            if (nx >= kk && run < kk) {
+                mine = (uint32_t)(8 * lane + j);
+                mcnt = nx;
+            }
+            run = nx;
+        }
+        const unsigned fb = __ballot_sync(0xffffffffu, mine < MS_CU_LBINS); /* one lane: the counts total ns > kk */
+        const uint32_t bcut = __shfl_sync(0xffffffffu, mine, __ffs(fb) - 1);
+        const uint32_t bn = __shfl_sync(0xffffffffu, mcnt, __ffs(fb) - 1);
+        if (bn <= kk + MS_CU_K2_BINSLACK(kk)) { /* the same verdict in every warp */
+            uint32_t sb0 = 0; /* thread 0's reservation, issued first: its round trip overlaps the positions */
+            if (threadIdx.x == 0) {
+                sb0 = atomicAdd(&st->cand_n, bn);
+                if (cnt_all) atomicAdd(&ms_cu_k2_rows[2], 1ull); /* as ms_cu_k2_bincut */
+            }
+            uint32_t pos[MS_CU_LITE_PER];
+#pragma unroll
+            for (int j = 0; j < MS_CU_LITE_PER; j++) {
+                const uint32_t i = threadIdx.x + j * MS_CU_T123;
+                pos[j] = ~0u;
+                if ((uint32_t)j * MS_CU_T123 < ns) { /* block-uniform */
+                    const bool keep = i < ns && ms_cu_lbin(c, blsc, (uint32_t)(sbuf[i] >> 32)) <= bcut;
+                    const unsigned kb = __ballot_sync(0xffffffffu, keep);
+                    uint32_t base = 0;
+                    if (lane == 0 && kb) base = atomicAdd(&keepn, (uint32_t)__popc(kb));
+                    base = __shfl_sync(0xffffffffu, base, 0);
+                    if (keep) pos[j] = base + (uint32_t)__popc(kb & ((1u << lane) - 1));
+                }
+            }
+            if (threadIdx.x == 0) sbase = sb0;
+            __syncthreads(); /* sbase */
+            unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
+            const uint32_t sb = sbase;
+#pragma unroll
+            for (int j = 0; j < MS_CU_LITE_PER; j++)
+                if (pos[j] != ~0u && sb + pos[j] < MS_CU_CAND) cand[sb + pos[j]] = sbuf[threadIdx.x + j * MS_CU_T123];
+            return;
+        }
+        __syncthreads(); /* every warp has read h before ms_cu_k2_list zeroes it */
     }
 #endif
     ms_cu_k2_list<false>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
@@ -4315,6 +4395,86 @@ __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, in
     return n;
 }
 
+#ifdef MS_CU_K4_RTRIM
+/* Round 21B (-DMS_CU_K4_RTRIM): the one-read kernels' trim (ms_cu_k4<true>, K4L, K4R) in one level, to at most
+ * MS_CU_WARP_N entries instead of exactly the top kk. The finish (ms_cu_k4_fin_blk) takes any list of at most 64 that
+ * is an upper set of the listed candidates holding their top kk: it gives each entry its count and mass of strictly
+ * greater keys inside the list and top-k keeps those with a count below kk (the default order; the lean path already
+ * skips the trim for such lists of at most 64). Why that is exact: a listed entry z of the row's top kk has every
+ * token of S0 above it in the row's top kk, all listed and all kept here (kept is an upper set), so its count and mass
+ * are the row's; a listed z outside the top kk has at least kk listed entries strictly above it (every token above it
+ * is listed, or some chunk listed kk tokens above it: each chunk lists an upper set of its own S0), all kept, so top-k
+ * drops it, as after the exact trim. How: each thread t holds entries t and t + blockDim.x in registers (n <= 2 x
+ * blockDim.x), counts each in a bin of the candidate histogram's function ms_cu_lbin (non-increasing in the key, from
+ * the row's m and min-p's range: 256 bins over [m + ln min_p, m]) in S.cnt, zeroed by the caller before the list's
+ * barrier; after one barrier every warp finds by itself (no barrier) the first bin b* where the running count from
+ * bin 0 (the largest keys) reaches kk, and that count; if it is at most MS_CU_WARP_N the entries in bins <= b* (an
+ * upper set: ties share a bin) are written back in place (one shared atomic a warp; every thread read its entries
+ * before the barrier) and the new count read after a second barrier: 2 barriers against the radix select's 12 (min /
+ * max 3, one level and the early select 6, the compaction 3) and no serial pass of warp 0. Otherwise (a crowded bin)
+ * it returns -1 and the caller runs ms_cu_k4_trim as before (S.cnt is then rezeroed after that one's first barrier).
+ * Only rows of the default order with top-k (f.k == kk), a finite m, more than 64 listed and at most 2 x blockDim.x. */
+__device__ __forceinline__ int32_t ms_cu_k4_rtrim(unsigned long long *cand_sh, int32_t n, int32_t kk, const ms_cu_row &c,
+                                                  float lscale, ms_cu_k4sh &S) {
+    __shared__ int32_t rt_n;
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    unsigned long long v[2];
+    uint32_t b[2];
+#pragma unroll
+    for (int u = 0; u < 2; u++) {
+        const int32_t i = (int32_t)threadIdx.x + u * (int32_t)blockDim.x;
+        v[u] = i < n ? cand_sh[i] : 0ull;
+        b[u] = i < n ? ms_cu_lbin(c, lscale, (uint32_t)(v[u] >> 32)) : (uint32_t)MS_CU_LBINS;
+        if (i < n) atomicAdd(&S.cnt[b[u]], 1u);
+    }
+    if (threadIdx.x == 0) rt_n = 0;
+    __syncthreads(); /* the histogram complete; every entry in registers */
+    ms_cu_stamp(34);
+    uint32_t hb[8];
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = S.cnt[8 * lane + j];
+    uint32_t sum = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) sum += hb[j];
+    uint32_t inc = sum;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t y = __shfl_up_sync(FULL, inc, o);
+        if (lane >= o) inc += y;
+    }
+    uint32_t run = inc - sum, mine = 0, mcnt = 0;
+    bool found = false;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        const uint32_t nx = run + hb[j];
+        if (!found && run < (uint32_t)kk && nx >= (uint32_t)kk) {
+            mine = 8 * lane + j;
+            mcnt = nx;
+            found = true;
+        }
+        run = nx;
+    }
+    const unsigned bal = __ballot_sync(FULL, found); /* exactly one lane: the counts total n > kk */
+    const int src = __ffs(bal) - 1;
+    const uint32_t bstar = __shfl_sync(FULL, mine, src);
+    const uint32_t cnt = __shfl_sync(FULL, mcnt, src);
+    if (cnt > (uint32_t)MS_CU_WARP_N) return -1; /* the same verdict in every warp (the same counts) */
+#pragma unroll
+    for (int u = 0; u < 2; u++) {
+        const bool keep = b[u] <= bstar; /* false past n: bin MS_CU_LBINS */
+        const unsigned kb = __ballot_sync(FULL, keep);
+        int32_t base = 0;
+        if (lane == 0 && kb) base = atomicAdd(&rt_n, __popc(kb));
+        base = __shfl_sync(FULL, base, 0);
+        if (keep) cand_sh[base + __popc(kb & ((1u << lane) - 1))] = v[u];
+    }
+    __syncthreads();
+    ms_cu_stamp(35);
+    return rt_n; /* cnt: nothing writes rt_n again in this block */
+}
+#endif
+
 /* The first bin where the running count of the candidate histogram reaches kk (ms_cu_lbin), found by
  * each warp alone from the 8 bins per lane hb[] (bins 8 lane .. 8 lane + 7); MS_CU_LBINS - 1 when none. */
 __device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int32_t kk) {
@@ -4494,6 +4654,14 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (!dry && (pre[0] + pre[PF - 1] != 1ull)) ms_cu_stamp(17);
 #endif
     int32_t n;
+#ifdef MS_CU_K4_RTRIM
+    /* round 21B: the one-level trim's histogram (ms_cu_k4_rtrim), zeroed before the list's barrier; the same verdict
+     * in every thread (the row's settings, cand_n) */
+    const bool rt = OR && !dry && !c.sl.top_p_first && f.k > 0 && f.k == kk && !c.inf_row && n_all > MS_CU_WARP_N &&
+                    n_all <= 2 * (int32_t)blockDim.x;
+    if (rt)
+        for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
+#endif
     for (;;) {
             ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
 #ifdef MS_CU_STAMPS_LIST
@@ -4513,7 +4681,12 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         __syncthreads();
     }
     if (!dry) ms_cu_stamp(11);
-    const bool trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
+#ifdef MS_CU_K4_RTRIM
+    bool
+#else
+    const bool
+#endif
+        trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
 #ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
     if (threadIdx.x == 0 && cnt_all && !dry) {
 #else
@@ -4532,6 +4705,16 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
 #ifdef MS_CU_STAMPS
     const int32_t n_list = n;
+#endif
+#ifdef MS_CU_K4_RTRIM
+    if (trim && rt) { /* round 21B: n <= n_all <= 2 x blockDim.x */
+        const int32_t n1 = ms_cu_k4_rtrim(cand_sh, n, kk, c, lscale_pre, S);
+        if (n1 >= 0) {
+            n = n1;
+            trim = false;
+            ms_cu_stamp(22);
+        }
+    }
 #endif
     if (trim) n = ms_cu_k4_trim<
 #ifdef MS_CU_STAMPS
