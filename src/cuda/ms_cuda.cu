@@ -233,6 +233,15 @@
 #ifndef MS_CU_K4L_CAP
 #  define MS_CU_K4L_CAP 2048 /* K4L's candidates in shared memory (a row with more goes to K4R) */
 #endif
+/* Round 21B (MS_CU_K4_RTRIM; docs/cuda.md, docs/decisions.md), on since its round: the one-read steps' K4 (ms_cu_k4<true>,
+ * K4L, K4R) trims a flat row's ~250-400 listed candidates in one level of the candidate bins to at most 64 entries that
+ * hold the top k' (ms_cu_k4_rtrim; the finish applies top-k by counts), instead of the exact radix select: 2 barriers
+ * instead of 12. H200, full setting V=151936 fp32, means of two runs: flat B=52 / 64 / 128 / 200 / 256 1.62 / 1.52 / 1.34 /
+ * 0.85 / 0.69 us faster, peaked -0.24..+0.24 (level), bf16 flat B=64 -1.50, top-p alone level; all 16 CUDA tests on that binary
+ * (bench/results/cuda_h200_2026-12-01-round21b.md). -DMS_CU_NO_K4_RTRIM builds without it. */
+#if !defined(MS_CU_NO_K4_RTRIM) && !defined(MS_CU_K4_RTRIM)
+#  define MS_CU_K4_RTRIM
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -4396,7 +4405,7 @@ __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, in
 }
 
 #ifdef MS_CU_K4_RTRIM
-/* Round 21B (-DMS_CU_K4_RTRIM): the one-read kernels' trim (ms_cu_k4<true>, K4L, K4R) in one level, to at most
+/* Round 21B (MS_CU_K4_RTRIM, on since its round; -DMS_CU_NO_K4_RTRIM: without): the one-read kernels' trim (ms_cu_k4<true>, K4L, K4R) in one level, to at most
  * MS_CU_WARP_N entries instead of exactly the top kk. The finish (ms_cu_k4_fin_blk) takes any list of at most 64 that
  * is an upper set of the listed candidates holding their top kk: it gives each entry its count and mass of strictly
  * greater keys inside the list and top-k keeps those with a count below kk (the default order; the lean path already
