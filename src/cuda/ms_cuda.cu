@@ -298,6 +298,8 @@ typedef struct ms_cu_rowstat {
     unsigned long long m_above;      /* BAND: their mass */
 #ifdef MS_CU_OR_ROWCUT
     uint32_t orcut[MS_CU_ORRC]; /* round 20A: block g's published row cut (a key of x; 0: none), one-read rows */
+#elif defined(MS_CU_STAT_PAD)
+    uint32_t stpad[MS_CU_ORRC]; /* round 21A, a measurement switch: the stats as large as with the row cut, no code */
 #endif
 #ifdef MS_CU_RF
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
