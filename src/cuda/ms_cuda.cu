@@ -192,10 +192,13 @@
 #if !defined(MS_CU_NO_OR_WSTAGE) && !defined(MS_CU_OR_WSTAGE) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_WSTAGE
 #endif
-/* Round 21A (-DMS_CU_OR_RCL, off): round 20A's row cut in a leaner form (ms_cu_k2_scan1): the block's slot from the same
- * read of the top-k' bins as its own cut (ms_cu_or_tkcut2), published without a per-warp record, the slots read by a
- * relaxed load without a "memory" clobber, their least taken at each of the warp's steps without a pending flag. It
- * builds on round 20A's plumbing (MS_CU_OR_ROWCUT, defined with it). */
+/* Round 21A (-DMS_CU_OR_RCL, off; docs/cuda.md): round 20A's row cut in a leaner form (ms_cu_k2_scan1): the block's slot
+ * from the same read of the top-k' bins as its own cut (ms_cu_or_tkcut2), published without a per-warp record, the slots
+ * read by a relaxed load without a "memory" clobber, their least taken at each of the warp's steps without a pending
+ * flag. It builds on round 20A's plumbing (MS_CU_OR_ROWCUT, defined with it). Exact (all 16 CUDA tests on its binary)
+ * and a bookkeeping step a warp fewer on flat rows, but H200 full setting V=151936 1.1-2.5 us slower on flat rows,
+ * 1.3-4.6 on peaked ones, where it never fires (bench/results/cuda_h200_2026-12-01-round21a.md): the kernel's set-up
+ * and the scan's end cost more (ncu), three set-up values spilled under the 64-register cap. */
 #if defined(MS_CU_OR_RCL) && !defined(MS_CU_OR_ROWCUT)
 #  define MS_CU_OR_ROWCUT
 #endif
@@ -2254,7 +2257,10 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         rcv = ~0u;
 #  ifdef MS_CU_OR_ROWCUT_PLAIN
                         /* the fifteenth session's lead: the same relaxed load without volatile and the "memory" clobber,
-                         * so that it orders nothing else in the loop (a stale or reused value is a lower slot: still valid) */
+                         * so that it orders nothing else in the loop (a stale or reused value is a lower slot: still valid).
+                         * Round 21A: without volatile nvcc hoists it (loop-invariant input, no side effect) into the set-up,
+                         * before any block publishes: it reads 0 once and the row cut never fires (exact, 1.3-8.4 us
+                         * slower than the default; -DMS_CU_OR_RCL keeps volatile without the clobber) */
                         if (lane < rcG) asm("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
 #  else
                         if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
