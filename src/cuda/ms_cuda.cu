@@ -192,6 +192,16 @@
 #if !defined(MS_CU_NO_OR_WSTAGE) && !defined(MS_CU_OR_WSTAGE) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_WSTAGE
 #endif
+/* Round 21A (-DMS_CU_OR_RCL, off; docs/cuda.md): round 20A's row cut in a leaner form (ms_cu_k2_scan1): the block's slot
+ * from the same read of the top-k' bins as its own cut (ms_cu_or_tkcut2), published without a per-warp record, the slots
+ * read by a relaxed load without a "memory" clobber, their least taken at each of the warp's steps without a pending
+ * flag. It builds on round 20A's plumbing (MS_CU_OR_ROWCUT, defined with it). Exact (all 16 CUDA tests on its binary)
+ * and a bookkeeping step a warp fewer on flat rows, but H200 full setting V=151936 1.1-2.5 us slower on flat rows,
+ * 1.3-4.6 on peaked ones, where it never fires (bench/results/cuda_h200_2026-12-01-round21a.md): the kernel's set-up
+ * and the scan's end cost more (ncu), three set-up values spilled under the 64-register cap. */
+#if defined(MS_CU_OR_RCL) && !defined(MS_CU_OR_ROWCUT)
+#  define MS_CU_OR_ROWCUT
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -300,6 +310,8 @@ typedef struct ms_cu_rowstat {
     unsigned long long m_above;      /* BAND: their mass */
 #ifdef MS_CU_OR_ROWCUT
     uint32_t orcut[MS_CU_ORRC]; /* round 20A: block g's published row cut (a key of x; 0: none), one-read rows */
+#elif defined(MS_CU_STAT_PAD)
+    uint32_t stpad[MS_CU_ORRC]; /* round 21A, a measurement switch: the stats as large as with the row cut, no code */
 #endif
 #ifdef MS_CU_RF
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
@@ -1918,6 +1930,56 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
     const uint32_t k = ms_cu_key(xc);
     return k > have ? k : 0;
 }
+#ifdef MS_CU_OR_RCL
+/* Round 21A (-DMS_CU_OR_RCL): the key of a cut from bin b, exactly as ms_cu_or_tkcut's end (0: none) */
+__device__ __forceinline__ uint32_t ms_cu_or_bkey(uint32_t b, float ry, float sc, float T) {
+#  ifdef MS_CU_OR_XBINS
+    if (b + 2 >= MS_CU_OBINS) return 0;
+    const float xe = ry - ((float)b + 1.5f) / sc, xc = ry - ((float)b + 2.5f) / sc;
+    if (!(xc > -INFINITY) || !(xe < INFINITY) || ms_cu_obin(ry, sc, xe) <= b || !(xc / T < xe / T)) return 0;
+#  else
+    if (b + 1 >= MS_CU_OBINS) return 0;
+    const float xc = (ry - ((float)b + 1.5f) / sc) * T;
+    if (!(xc > -INFINITY) || !(xc < INFINITY) || ms_cu_obin(ry, sc, xc / T) <= b) return 0;
+#  endif
+    return ms_cu_key(xc);
+}
+/* Round 21A: ms_cu_or_tkcut for kk and for kr (1 <= kr <= kk: the row cut's count) from one read of the bins: the
+ * same counts (lower bounds) serve both, each cut valid by round 14's argument for its own count. Returns kk's key
+ * (0 unless above have); kr's key (0: none) in rk. */
+__device__ __forceinline__ uint32_t ms_cu_or_tkcut2(uint32_t *oh, uint32_t kk, uint32_t kr, float ry, float sc,
+                                                    float T, uint32_t have, int lane, uint32_t &rk) {
+    constexpr int PER = MS_CU_OBINS / 32;
+    uint32_t n[PER], sum = 0;
+#  pragma unroll
+    for (int j = 0; j < PER; j++) {
+        n[j] = atomicAdd(&oh[PER * lane + j], 0u); /* others' atomics may still land: never a plain load */
+        sum += n[j];
+    }
+    uint32_t inc = sum;
+#  pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= o) inc += t;
+    }
+    rk = 0;
+    const unsigned balr = __ballot_sync(0xffffffffu, inc >= kr), bal = __ballot_sync(0xffffffffu, inc >= kk);
+    if (!balr || kr == 0) return 0; /* kr <= kk: no lane reaches kk either */
+    uint32_t b = MS_CU_OBINS, br = MS_CU_OBINS, run = inc - sum;
+#  pragma unroll
+    for (int j = 0; j < PER; j++) { /* the lane's first bins where the running count reaches kk, kr */
+        run += n[j];
+        if (b == MS_CU_OBINS && run >= kk) b = (uint32_t)(PER * lane + j);
+        if (br == MS_CU_OBINS && run >= kr) br = (uint32_t)(PER * lane + j);
+    }
+    br = __shfl_sync(0xffffffffu, br, __ffs(balr) - 1);
+    rk = ms_cu_or_bkey(br, ry, sc, T);
+    if (!bal) return 0;
+    b = __shfl_sync(0xffffffffu, b, __ffs(bal) - 1);
+    const uint32_t k = ms_cu_or_bkey(b, ry, sc, T);
+    return k > have ? k : 0;
+}
+#endif
 
 /* ms_cu_k2_scan's pass with the cut from a lower bound of the chunk's max, raised as the pass goes: each thread
  * keeps the running max rm of its penalised x (fmaxf over raw values ignores NaN, which sanitize makes -inf,
@@ -1992,8 +2054,12 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_ROWCUT
     /* Round 20A: the row's cut (rcs: the row's slots, NULL when off). rcn: tokens a block counts for its slot */
     const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
+#  ifdef MS_CU_OR_RCL
+    uint32_t rcv = 0; /* round 21A: this lane's slot as last read (lanes >= G: ~0u; 0 before the first read: no cut) */
+#  else
     uint32_t rcpub = 0, rcv = ~0u; /* the key this warp last published; this lane's slot as last read */
     bool rcp = false;               /* a read pending (warp-uniform) */
+#  endif
 #endif
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
@@ -2140,6 +2206,18 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                  * counted tokens of this chunk, so the cut stays below the chunk's max (round 19B's premise, the
                  * drain's C test from cm, the overflow's re-read with stk); a slot only rises (a stale read is lower)
                  * and an unpublished one is 0 (no cut). */
+#  ifdef MS_CU_OR_RCL
+                { /* round 21A: the row's cut from the slots as last read (no pending flag: before the first read
+                   * every lane holds 0, so the least is 0 and raises nothing; a repeated value raises nothing) */
+                    const uint32_t rk = __reduce_min_sync(FULL, rcv);
+                    MS_CU_ORQ_ADD(7, rk > tkk ? 1u : 0u);
+                    if (rk > tkk) {
+                        tkk = rk;
+                        rc = true;
+                        if (lane == 0) atomicMax(stk, rk);
+                    }
+                }
+#  else
                 if (rcp) { /* round 20A: the row's cut, from the slots read at this warp's last scan */
                     const uint32_t rk = __reduce_min_sync(FULL, rcv);
                     rcp = false;
@@ -2150,11 +2228,17 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         if (lane == 0) atomicMax(stk, rk);
                     }
                 }
+#  endif
 #endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
+#ifdef MS_CU_OR_RCL
+                    uint32_t nr; /* round 21A: this block's slot's key, from the same read of the bins */
+                    const uint32_t nk = ms_cu_or_tkcut2(oh, kk, rcn, ry, osc, T, tkk, lane, nr);
+#else
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
+#endif
                     MS_CU_ORQ_ADD(4, 1u);
                     MS_CU_ORQ_ADD(6, nk > tkk ? 1u : 0u);
                     if (nk > tkk) {
@@ -2162,7 +2246,16 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         rc = true;
                         if (lane == 0) atomicMax(stk, nk);
                     }
-#ifdef MS_CU_OR_ROWCUT
+#if defined(MS_CU_OR_ROWCUT) && defined(MS_CU_OR_RCL)
+                    if (rcs) { /* round 21A: this block's slot raised (a global atomicMax that returns nothing; the
+                                * slot keeps the largest), the row's slots read for the next step: a relaxed load,
+                                * volatile (kept in the loop, not merged) but without a "memory" clobber (it orders
+                                * no other access of the loop); its value is first used at the warp's next step */
+                        if (nr && lane == 0) atomicMax(&rcs[rcg], nr);
+                        if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
+                        else rcv = ~0u;
+                    }
+#elif defined(MS_CU_OR_ROWCUT)
                     if (rcs) { /* round 20A: this block's slot raised, and the row's slots read for the next step */
                         const uint32_t nr = ms_cu_or_tkcut(oh, rcn, ry, osc, T, rcpub, lane);
                         /* the slots are zero at the step's start: rcs is set only on the resource's own workspace
@@ -2176,7 +2269,10 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         rcv = ~0u;
 #  ifdef MS_CU_OR_ROWCUT_PLAIN
                         /* the fifteenth session's lead: the same relaxed load without volatile and the "memory" clobber,
-                         * so that it orders nothing else in the loop (a stale or reused value is a lower slot: still valid) */
+                         * so that it orders nothing else in the loop (a stale or reused value is a lower slot: still valid).
+                         * Round 21A: without volatile nvcc hoists it (loop-invariant input, no side effect) into the set-up,
+                         * before any block publishes: it reads 0 once and the row cut never fires (exact, 1.3-8.4 us
+                         * slower than the default; -DMS_CU_OR_RCL keeps volatile without the clobber) */
                         if (lane < rcG) asm("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
 #  else
                         if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
