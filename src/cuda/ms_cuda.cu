@@ -4073,17 +4073,55 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
 #  define ms_cu_stamp_l(e) ((void)0)
 #endif
 static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
+/* Round 21C (-DMS_CU_K4_PWARM, with MS_CU_K4_WARM; off): round 16B's warm-up pass in ms_cu_k4<false> (the lite steps'
+ * K4) by groups of warps at once instead of the whole block through every phase in turn. At B=1 the dry pass took
+ * 4.2 us (round 20C's stamps: its loads' L2 round trip, the list, then the finish's four phases between three block
+ * barriers) and ended ~1.9 us after K3's last block, so it set the step. Here, in the dry pass only, warps 0-3 run
+ * the list (ms_cu_k4_lite's front, on the fake row, as before) and, at the same time, warps 4-5 the finish's masses
+ * (phase A), warps 6-13 its first pass (B), warp 14 its filters, floor and target (C), warp 15 its second pass (D),
+ * each over its own copy of a fake 64-entry list in the dynamic shared memory past the finish's scratch (filled
+ * before, one barrier), with no block barrier between the phases. So each phase's instructions are fetched
+ * concurrently and the dry pass lasts about its longest group instead of the sum. The real pass (dry false: pw
+ * false) runs the same instructions as before with every barrier; a block barrier after the dry pass (ms_cu_k4)
+ * orders all of the dry groups' shared-memory writes before the real pass, which reads nothing the dry one wrote
+ * without writing it first. The one-read kernels (ms_cu_k4<true>, K4L, K4R) instantiate WP false: their code is the
+ * default's. */
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+#  define MS_CU_PW(OR, CAP) (!(OR) && (CAP) == MS_CU_CAND)
+#  define MS_CU_PW_AREA 512 /* words of a dry group's copy: the finish's scratch (4 x 64 + 1 words) then the list (64) */
+#  define MS_CU_PW_LIST 264
+static_assert(MS_CU_T4 == 512 && MS_CU_WARP_N == 64, "round 21C's groups: 16 warps, a 64-entry fake list");
+static_assert(MS_CU_CAND + 5 * MS_CU_PW_AREA <= MS_CU_K4_DYN / 8, "the dry groups' copies inside K4's shared memory");
+#else
+#  define MS_CU_PW(OR, CAP) false
+#endif
+template <bool WP = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW) */
 __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                  const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
                                  uint64_t dbits, bool dry = false) { /* dry: round 16B's warm-up, no output */
     const unsigned FULL = 0xffffffffu;
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+    /* round 21C: pw, this warp runs only its phase rg (0..3: A..D, warps 4-5, 6-13, 14, 15), on its own copy, with
+     * t counted from its group's first thread; never a block barrier */
+    const bool pw = WP && dry;
+    const int pwarp = (int)(threadIdx.x >> 5);
+    const int rg = pwarp < 6 ? 0 : pwarp < 14 ? 1 : pwarp < 15 ? 2 : 3;
+    const int t = (int)threadIdx.x - (pw ? (rg == 0 ? 128 : rg == 1 ? 192 : rg == 2 ? 448 : 480) : 0), lane = t & 31;
+    if (pw) {
+        sh += MS_CU_PW_AREA * (rg + 1);
+        cand = sh + MS_CU_PW_LIST;
+    }
+#else
+    constexpr bool pw = false;
+    constexpr int rg = 0;
     const int t = threadIdx.x, lane = t & 31;
+#endif
     ms_cu_pe *T = (ms_cu_pe *)sh;
     unsigned long long *Ash = sh + 2 * MS_CU_WARP_N;
     int32_t *Csh = (int32_t *)(sh + 3 * MS_CU_WARP_N);
     __shared__ unsigned long long fin_tgt;
     __shared__ int fin_go;
-    if (t < n) {
+    if ((!pw || rg == 0) && t < n) {
         const unsigned long long e = cand[t];
         ms_cu_pe p;
         p.key = (uint32_t)(e >> 32);
@@ -4091,10 +4129,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         p.q = ms_cu_from_y(c, ms_cu_unkey(p.key), p.id).q;
         T[t] = p;
     }
-    __syncthreads();
+    if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
+    if (!pw || rg == 1) {
     const uint32_t ki = i < n ? T[i].key : 0;
     int32_t cnt = 0;
     unsigned long long A = 0;
@@ -4114,9 +4153,10 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         Csh[i] = cnt;
         Ash[i] = A;
     }
-    __syncthreads();
+    } /* round 21C: phase B */
+    if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp_f(13);
-    if (t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
+    if ((!pw || rg == 2) && t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
         bool v[2], kp[2], sp[2];
@@ -4143,10 +4183,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             else if (!dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
         }
     }
-    __syncthreads();
+    if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp_f(15);
-    if (!fin_go) return;
-    const uint64_t target = fin_tgt;
+    if (pw && rg != 3) return; /* round 21C: phase D's group only; it reads neither word below (phase C's are its own) */
+    if (!pw && !fin_go) return;
+    const uint64_t target = pw ? 0ull : fin_tgt;
     /* pass 2: the drawn mass of the smaller ids, 8 threads a candidate */
     const int32_t idi = i < n ? T[i].id : 0;
     unsigned long long P = 0;
@@ -4433,6 +4474,34 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
+    int32_t n = MS_CU_WARP_N; /* round 21C: the dry finish groups' fake list */
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+    /* Round 21C (-DMS_CU_K4_PWARM): the grouped warm-up (above ms_cu_k4_fin_blk). Every thread first fills the four
+     * finish groups' copies (64 entries of the fake row's key 0x80000000, ids 0..63, mass 2^40, counts and masses
+     * above 0: valid ids for the floor's stop bits), one barrier; then warps 0-3 run the list below and return,
+     * warps 4-15 skip to the finish. */
+    const bool pw = MS_CU_PW(OR, CAP) && dry;
+    if (pw) {
+        const int t = (int)threadIdx.x;
+        if (t < 4 * MS_CU_WARP_N) {
+            unsigned long long *ar = cand_sh + CAP + MS_CU_PW_AREA * ((t >> 6) + 1);
+            const int x = t & (MS_CU_WARP_N - 1);
+            ms_cu_pe p;
+            p.key = 0x80000000u;
+            p.id = x;
+            p.q = 1ull << 40;
+            ((ms_cu_pe *)ar)[x] = p;
+            ar[2 * MS_CU_WARP_N + x] = 0;
+            ((int32_t *)(ar + 3 * MS_CU_WARP_N))[x] = 0;
+            ar[MS_CU_PW_LIST + x] = (0x80000000ull << 32) | (unsigned long long)x;
+        }
+        __syncthreads();
+    }
+    const bool fin_only = pw && threadIdx.x >= 4 * 32;
+    if (!fin_only) { /* round 21C: the list (not indented again) */
+#else
+    constexpr bool pw = false;
+#endif
     constexpr int PF = MS_CU_R17(OR) ? MS_CU_K4_PF : 4; /* round 17B: 4 in the one-read kernel with -DMS_CU_K4_R17_LITE */
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
     static_assert(PF <= MS_CU_K4_PF, "the warm-up's candidates cover the speculative loads");
@@ -4493,13 +4562,13 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_STAMPS /* round 17B: 17 waits for thread 0's preloaded candidates (their sum is never 1: a dependence) */
     if (!dry && (pre[0] + pre[PF - 1] != 1ull)) ms_cu_stamp(17);
 #endif
-    int32_t n;
     for (;;) {
             ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
         if (!dry) ms_cu_stamp(18);
+        if (pw) return true; /* round 21C: the list group's part of the dry pass ends here */
         __syncthreads();
         n = *n_sh;
         /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
@@ -4548,8 +4617,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         ms_cu_stq(4, oneread ? 1ull : 0ull);
     }
 #endif
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+    } /* round 21C: the list */
+#endif
     if (n <= MS_CU_WARP_N) {
-        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
+        ms_cu_k4_fin_blk<MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
         if (!dry) ms_cu_stamp(12);
         return true;
     }
@@ -4647,6 +4719,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 }
                 served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry,
                                            cnt_all);
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+                if (MS_CU_PW(OR, MS_CU_CAND) && dry) __syncthreads(); /* round 21C: every dry group done (lite_n's atomics too) */
+#endif
                 if (dry) ms_cu_stamp(37); /* round 20C */
             }
             if (served) return;
