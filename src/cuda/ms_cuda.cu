@@ -4086,8 +4086,19 @@ static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
  * orders all of the dry groups' shared-memory writes before the real pass, which reads nothing the dry one wrote
  * without writing it first. The one-read kernels (ms_cu_k4<true>, K4L, K4R) instantiate WP false: their code is the
  * default's. */
+/* -DMS_CU_K4_PWOWN (after round 21C's calls; built, not run): the grouped pass only in a kernel of its own, ms_cu_k4w
+ * (ms_cu_k4_row<false, true>), launched instead of ms_cu_k4<false> in the warm-up steps (a.k4warm: B <= 3 at V=151936),
+ * so that ms_cu_k4<false>, which the other lite steps (B=4..51) run, keeps the default's code: measured with the pass in
+ * ms_cu_k4<false> itself (-DMS_CU_K4_PWARM), B=4 was 0.1-0.4 us slower in every run, where only that code differs. */
+#if defined(MS_CU_K4_PWOWN) && !defined(MS_CU_K4_PWARM)
+#  define MS_CU_K4_PWARM
+#endif
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
-#  define MS_CU_PW(OR, CAP) (!(OR) && (CAP) == MS_CU_CAND)
+#  ifdef MS_CU_K4_PWOWN
+#    define MS_CU_PW(OR, CAP) false /* only ms_cu_k4w (its template argument PW) */
+#  else
+#    define MS_CU_PW(OR, CAP) (!(OR) && (CAP) == MS_CU_CAND)
+#  endif
 #  define MS_CU_PW_AREA 512 /* words of a dry group's copy: the finish's scratch (4 x 64 + 1 words) then the list (64) */
 #  define MS_CU_PW_LIST 264
 static_assert(MS_CU_T4 == 512 && MS_CU_WARP_N == 64, "round 21C's groups: 16 warps, a 64-entry fake list");
@@ -4459,7 +4470,7 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
-template <bool OR, int CAP = MS_CU_CAND> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below) */
+template <bool OR, int CAP = MS_CU_CAND, bool PW = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w */
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
@@ -4480,7 +4491,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
      * finish groups' copies (64 entries of the fake row's key 0x80000000, ids 0..63, mass 2^40, counts and masses
      * above 0: valid ids for the floor's stop bits), one barrier; then warps 0-3 run the list below and return,
      * warps 4-15 skip to the finish. */
-    const bool pw = MS_CU_PW(OR, CAP) && dry;
+    const bool pw = (PW || MS_CU_PW(OR, CAP)) && dry;
     if (pw) {
         const int t = (int)threadIdx.x;
         if (t < 4 * MS_CU_WARP_N) {
@@ -4621,7 +4632,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     } /* round 21C: the list */
 #endif
     if (n <= MS_CU_WARP_N) {
-        ms_cu_k4_fin_blk<MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
+        ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
         if (!dry) ms_cu_stamp(12);
         return true;
     }
@@ -4648,7 +4659,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * still touch the row's stats), a barrier orders every thread's reads of the stats before thread t < 8 zeroes the
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
-template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r);
+template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
@@ -4665,7 +4676,14 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     ms_cu_k4_row<OR>(a, blockIdx.x);
     ms_cu_k4_zero(a, blockIdx.x);
 }
-template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+/* -DMS_CU_K4_PWOWN (above ms_cu_k4_fin_blk): the warm-up steps' K4, with round 21C's grouped pass */
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4w(ms_cu_args a) {
+    ms_cu_k4_row<false, true>(a, blockIdx.x);
+    ms_cu_k4_zero(a, blockIdx.x);
+}
+#endif
+template <bool OR, bool PW> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
 #else
 template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
@@ -4717,10 +4735,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
-                served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry,
-                                           cnt_all);
+                served = ms_cu_k4_lite<OR, MS_CU_CAND, PW>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits,
+                                                          orow && !dry, dry, cnt_all);
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
-                if (MS_CU_PW(OR, MS_CU_CAND) && dry) __syncthreads(); /* round 21C: every dry group done (lite_n's atomics too) */
+                if ((PW || MS_CU_PW(OR, MS_CU_CAND)) && dry) __syncthreads(); /* round 21C: every dry group done (lite_n's atomics too) */
 #endif
                 if (dry) ms_cu_stamp(37); /* round 20C */
             }
@@ -5022,6 +5040,9 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
         if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
         if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
         if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, ca, cv);
+#endif
     }
 #  ifdef MS_CU_K3_KERNEL
     if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
@@ -5154,6 +5175,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
 #ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
@@ -5500,6 +5524,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+    if (a.k4warm) k4 = ms_cu_k4w; /* round 21C (-DMS_CU_K4_PWOWN): the warm-up steps' K4, with the grouped pass */
+#endif
 #ifdef MS_CU_K4_TWO
     /* round 20B: K4L then K4R where ms_cu_k4<true> would run in more than one wave (one block a multiprocessor) */
     const bool k4two = a.oneread && n > st->sm_count;
