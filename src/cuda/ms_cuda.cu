@@ -2900,6 +2900,17 @@ __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_
 }
 
 #ifdef MS_CU_K3_KERNEL
+/* B0L: round 20C's -DMS_CU_K3_B0LATE (below) in this instantiation. The step's K3 is ms_cu_k3<MS_CU_K3_B0>; with
+ * -DMS_CU_K3W_B0LATE (after round 21C; built, not run) the warm-up steps (a.k4warm: B <= 3 at V=151936), where K3's
+ * completion gates K4's wait once round 21C's grouped pass is on, run ms_cu_k3<true> and the other steps the default's
+ * (round 21C measured B0LATE in every step: B=1 0.1-0.3 us faster with the grouped pass, B=4 ~0.1 and peaked B=16 / 32
+ * up to 0.3 slower). */
+#ifdef MS_CU_K3_B0LATE
+#  define MS_CU_K3_B0 true
+#else
+#  define MS_CU_K3_B0 false
+#endif
+template <bool B0L>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long sh[33];
@@ -2912,20 +2923,20 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
      * the same tests on the slot's settings as K2's, which the host wrote before K1) return without waiting for K2, so
      * that K3's grid is done as soon as its busy rows are; block 0 always waits, so K3's completion still covers K2's
      * (K4 waits for K3 alone). */
-#ifdef MS_CU_K3_B0LATE
-    /* Round 20C (-DMS_CU_K3_B0LATE): block 0 reads its row's slot and decides before its wait (the other blocks'
+    /* B0L, round 20C (-DMS_CU_K3_B0LATE): block 0 reads its row's slot and decides before its wait (the other blocks'
      * test on the same inputs, written before K1), and waits only then, on every path before it returns: K3's
      * completion still covers K2's. Before, block 0 waited first and then loaded row_slot and the slot (two
      * dependent L2 reads) between K2's completion and its own, on the lite steps' K2 -> K4 hand-off. Exact (all 16
      * CUDA tests with -DMS_CU_CARVE=100), level on the H200 (-0.4..+0.2 us, full setting B=1..64): off. */
-    if (slot < 0) {
+    if (B0L) {
+        if (slot < 0) {
+            if (blockIdx.x == 0) ms_cu_pdl_wait();
+            return;
+        }
+    } else {
         if (blockIdx.x == 0) ms_cu_pdl_wait();
-        return;
+        if (slot < 0) return;
     }
-#else
-    if (blockIdx.x == 0) ms_cu_pdl_wait();
-    if (slot < 0) return;
-#endif
     {
         ms_cu_row q;
         q.sl = a.slots[slot];
@@ -2934,9 +2945,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
         q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
         const ms_cu_filt qf = ms_cu_filters(q);
         if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
-#ifdef MS_CU_K3_B0LATE
-            if (blockIdx.x == 0) ms_cu_pdl_wait();
-#endif
+            if (B0L && blockIdx.x == 0) ms_cu_pdl_wait(); /* round 20C's B0LATE */
             ms_cu_stamp(7);
             return;
         }
@@ -5045,7 +5054,10 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
 #endif
     }
 #  ifdef MS_CU_K3_KERNEL
-    if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
+    if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3<MS_CU_K3_B0>, ca, cv);
+#    ifdef MS_CU_K3W_B0LATE
+    if (e == cudaSuccess && lite) e = cudaFuncSetAttribute(ms_cu_k3<true>, ca, cv);
+#    endif
 #  else
     (void)k3;
 #  endif
@@ -5527,6 +5539,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
     if (a.k4warm) k4 = ms_cu_k4w; /* round 21C (-DMS_CU_K4_PWOWN): the warm-up steps' K4, with the grouped pass */
 #endif
+#ifdef MS_CU_K3_KERNEL
+    void (*k3)(ms_cu_args) = ms_cu_k3<MS_CU_K3_B0>;
+#  if defined(MS_CU_K3W_B0LATE) && defined(MS_CU_K4_WARM) && defined(MS_CU_K3_NOWAIT)
+    if (a.k4warm) k3 = ms_cu_k3<true>; /* after round 21C (-DMS_CU_K3W_B0LATE): B0LATE in the warm-up steps only */
+#  endif
+#endif
 #ifdef MS_CU_K4_TWO
     /* round 20B: K4L then K4R where ms_cu_k4<true> would run in more than one wave (one block a multiprocessor) */
     const bool k4two = a.oneread && n > st->sm_count;
@@ -5580,7 +5598,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.numAttrs = 1;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
 #ifdef MS_CU_K3_KERNEL
-        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
 #endif
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
@@ -5598,7 +5616,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
 #ifdef MS_CU_K3_KERNEL
-        ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+        k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
 #endif
 #ifdef MS_CU_K4_TWO
         if (k4two) {
