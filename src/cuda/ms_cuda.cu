@@ -3085,6 +3085,17 @@ __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_
 }
 
 #ifdef MS_CU_K3_KERNEL
+/* B0L: round 20C's -DMS_CU_K3_B0LATE (below) in this instantiation. The step's K3 is ms_cu_k3<MS_CU_K3_B0>; with
+ * -DMS_CU_K3W_B0LATE (after round 21C; built, not run) the warm-up steps (a.k4warm: B <= 3 at V=151936), where K3's
+ * completion gates K4's wait once round 21C's grouped pass is on, run ms_cu_k3<true> and the other steps the default's
+ * (round 21C measured B0LATE in every step: B=1 0.1-0.3 us faster with the grouped pass, B=4 ~0.1 and peaked B=16 / 32
+ * up to 0.3 slower). */
+#ifdef MS_CU_K3_B0LATE
+#  define MS_CU_K3_B0 true
+#else
+#  define MS_CU_K3_B0 false
+#endif
+template <bool B0L>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long sh[33];
@@ -3097,20 +3108,20 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
      * the same tests on the slot's settings as K2's, which the host wrote before K1) return without waiting for K2, so
      * that K3's grid is done as soon as its busy rows are; block 0 always waits, so K3's completion still covers K2's
      * (K4 waits for K3 alone). */
-#ifdef MS_CU_K3_B0LATE
-    /* Round 20C (-DMS_CU_K3_B0LATE): block 0 reads its row's slot and decides before its wait (the other blocks'
+    /* B0L, round 20C (-DMS_CU_K3_B0LATE): block 0 reads its row's slot and decides before its wait (the other blocks'
      * test on the same inputs, written before K1), and waits only then, on every path before it returns: K3's
      * completion still covers K2's. Before, block 0 waited first and then loaded row_slot and the slot (two
      * dependent L2 reads) between K2's completion and its own, on the lite steps' K2 -> K4 hand-off. Exact (all 16
      * CUDA tests with -DMS_CU_CARVE=100), level on the H200 (-0.4..+0.2 us, full setting B=1..64): off. */
-    if (slot < 0) {
+    if (B0L) {
+        if (slot < 0) {
+            if (blockIdx.x == 0) ms_cu_pdl_wait();
+            return;
+        }
+    } else {
         if (blockIdx.x == 0) ms_cu_pdl_wait();
-        return;
+        if (slot < 0) return;
     }
-#else
-    if (blockIdx.x == 0) ms_cu_pdl_wait();
-    if (slot < 0) return;
-#endif
     {
         ms_cu_row q;
         q.sl = a.slots[slot];
@@ -3119,9 +3130,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
         q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
         const ms_cu_filt qf = ms_cu_filters(q);
         if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
-#ifdef MS_CU_K3_B0LATE
-            if (blockIdx.x == 0) ms_cu_pdl_wait();
-#endif
+            if (B0L && blockIdx.x == 0) ms_cu_pdl_wait(); /* round 20C's B0LATE */
             ms_cu_stamp(7);
             return;
         }
@@ -4258,17 +4267,66 @@ __device__ void ms_cu_k4_warp2(const ms_cu_args &a, int32_t r, const ms_cu_row &
 #  define ms_cu_stamp_l(e) ((void)0)
 #endif
 static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
+/* Round 21C (-DMS_CU_K4_PWARM, with MS_CU_K4_WARM; off): round 16B's warm-up pass in ms_cu_k4<false> (the lite steps'
+ * K4) by groups of warps at once instead of the whole block through every phase in turn. At B=1 the dry pass took
+ * 4.2 us (round 20C's stamps: its loads' L2 round trip, the list, then the finish's four phases between three block
+ * barriers) and ended ~1.9 us after K3's last block, so it set the step. Here, in the dry pass only, warps 0-3 run
+ * the list (ms_cu_k4_lite's front, on the fake row, as before) and, at the same time, warps 4-5 the finish's masses
+ * (phase A), warps 6-13 its first pass (B), warp 14 its filters, floor and target (C), warp 15 its second pass (D),
+ * each over its own copy of a fake 64-entry list in the dynamic shared memory past the finish's scratch (filled
+ * before, one barrier), with no block barrier between the phases. So each phase's instructions are fetched
+ * concurrently and the dry pass lasts about its longest group instead of the sum. The real pass (dry false: pw
+ * false) runs the same instructions as before with every barrier; a block barrier after the dry pass (ms_cu_k4)
+ * orders all of the dry groups' shared-memory writes before the real pass, which reads nothing the dry one wrote
+ * without writing it first. The one-read kernels (ms_cu_k4<true>, K4L, K4R) instantiate WP false: their code is the
+ * default's. */
+/* -DMS_CU_K4_PWOWN (after round 21C's calls; built, not run): the grouped pass only in a kernel of its own, ms_cu_k4w
+ * (ms_cu_k4_row<false, true>), launched instead of ms_cu_k4<false> in the warm-up steps (a.k4warm: B <= 3 at V=151936),
+ * so that ms_cu_k4<false>, which the other lite steps (B=4..51) run, keeps the default's code: measured with the pass in
+ * ms_cu_k4<false> itself (-DMS_CU_K4_PWARM), B=4 was 0.1-0.4 us slower in every run, where only that code differs. */
+#if defined(MS_CU_K4_PWOWN) && !defined(MS_CU_K4_PWARM)
+#  define MS_CU_K4_PWARM
+#endif
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+#  ifdef MS_CU_K4_PWOWN
+#    define MS_CU_PW(OR, CAP) false /* only ms_cu_k4w (its template argument PW) */
+#  else
+#    define MS_CU_PW(OR, CAP) (!(OR) && (CAP) == MS_CU_CAND)
+#  endif
+#  define MS_CU_PW_AREA 512 /* words of a dry group's copy: the finish's scratch (4 x 64 + 1 words) then the list (64) */
+#  define MS_CU_PW_LIST 264
+static_assert(MS_CU_T4 == 512 && MS_CU_WARP_N == 64, "round 21C's groups: 16 warps, a 64-entry fake list");
+static_assert(MS_CU_CAND + 5 * MS_CU_PW_AREA <= MS_CU_K4_DYN / 8, "the dry groups' copies inside K4's shared memory");
+#else
+#  define MS_CU_PW(OR, CAP) false
+#endif
+template <bool WP = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW) */
 __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                  const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
                                  uint64_t dbits, bool dry = false) { /* dry: round 16B's warm-up, no output */
     const unsigned FULL = 0xffffffffu;
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+    /* round 21C: pw, this warp runs only its phase rg (0..3: A..D, warps 4-5, 6-13, 14, 15), on its own copy, with
+     * t counted from its group's first thread; never a block barrier */
+    const bool pw = WP && dry;
+    const int pwarp = (int)(threadIdx.x >> 5);
+    const int rg = pwarp < 6 ? 0 : pwarp < 14 ? 1 : pwarp < 15 ? 2 : 3;
+    const int t = (int)threadIdx.x - (pw ? (rg == 0 ? 128 : rg == 1 ? 192 : rg == 2 ? 448 : 480) : 0), lane = t & 31;
+    if (pw) {
+        sh += MS_CU_PW_AREA * (rg + 1);
+        cand = sh + MS_CU_PW_LIST;
+    }
+#else
+    constexpr bool pw = false;
+    constexpr int rg = 0;
     const int t = threadIdx.x, lane = t & 31;
+#endif
     ms_cu_pe *T = (ms_cu_pe *)sh;
     unsigned long long *Ash = sh + 2 * MS_CU_WARP_N;
     int32_t *Csh = (int32_t *)(sh + 3 * MS_CU_WARP_N);
     __shared__ unsigned long long fin_tgt;
     __shared__ int fin_go;
-    if (t < n) {
+    if ((!pw || rg == 0) && t < n) {
         const unsigned long long e = cand[t];
         ms_cu_pe p;
         p.key = (uint32_t)(e >> 32);
@@ -4276,10 +4334,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         p.q = ms_cu_from_y(c, ms_cu_unkey(p.key), p.id).q;
         T[t] = p;
     }
-    __syncthreads();
+    if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
+    if (!pw || rg == 1) {
     const uint32_t ki = i < n ? T[i].key : 0;
     int32_t cnt = 0;
     unsigned long long A = 0;
@@ -4299,9 +4358,10 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         Csh[i] = cnt;
         Ash[i] = A;
     }
-    __syncthreads();
+    } /* round 21C: phase B */
+    if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp_f(13);
-    if (t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
+    if ((!pw || rg == 2) && t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
         bool v[2], kp[2], sp[2];
@@ -4328,10 +4388,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             else if (!dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
         }
     }
-    __syncthreads();
+    if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp_f(15);
-    if (!fin_go) return;
-    const uint64_t target = fin_tgt;
+    if (pw && rg != 3) return; /* round 21C: phase D's group only; it reads neither word below (phase C's are its own) */
+    if (!pw && !fin_go) return;
+    const uint64_t target = pw ? 0ull : fin_tgt;
     /* pass 2: the drawn mass of the smaller ids, 8 threads a candidate */
     const int32_t idi = i < n ? T[i].id : 0;
     unsigned long long P = 0;
@@ -4683,7 +4744,7 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
-template <bool OR, int CAP = MS_CU_CAND> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below) */
+template <bool OR, int CAP = MS_CU_CAND, bool PW = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w */
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
@@ -4697,6 +4758,34 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
     const ms_cu_rowstat *st = &a.stats[r];
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
+#endif
+    int32_t n = MS_CU_WARP_N; /* round 21C: the dry finish groups' fake list */
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+    /* Round 21C (-DMS_CU_K4_PWARM): the grouped warm-up (above ms_cu_k4_fin_blk). Every thread first fills the four
+     * finish groups' copies (64 entries of the fake row's key 0x80000000, ids 0..63, mass 2^40, counts and masses
+     * above 0: valid ids for the floor's stop bits), one barrier; then warps 0-3 run the list below and return,
+     * warps 4-15 skip to the finish. */
+    const bool pw = (PW || MS_CU_PW(OR, CAP)) && dry;
+    if (pw) {
+        const int t = (int)threadIdx.x;
+        if (t < 4 * MS_CU_WARP_N) {
+            unsigned long long *ar = cand_sh + CAP + MS_CU_PW_AREA * ((t >> 6) + 1);
+            const int x = t & (MS_CU_WARP_N - 1);
+            ms_cu_pe p;
+            p.key = 0x80000000u;
+            p.id = x;
+            p.q = 1ull << 40;
+            ((ms_cu_pe *)ar)[x] = p;
+            ar[2 * MS_CU_WARP_N + x] = 0;
+            ((int32_t *)(ar + 3 * MS_CU_WARP_N))[x] = 0;
+            ar[MS_CU_PW_LIST + x] = (0x80000000ull << 32) | (unsigned long long)x;
+        }
+        __syncthreads();
+    }
+    const bool fin_only = pw && threadIdx.x >= 4 * 32;
+    if (!fin_only) { /* round 21C: the list (not indented again) */
+#else
+    constexpr bool pw = false;
 #endif
     constexpr int PF = MS_CU_R17(OR) ? MS_CU_K4_PF : 4; /* round 17B: 4 in the one-read kernel with -DMS_CU_K4_R17_LITE */
     static_assert(PF * MS_CU_T4 <= MS_CU_CAND, "speculative loads inside the row's candidates");
@@ -4758,7 +4847,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_STAMPS /* round 17B: 17 waits for thread 0's preloaded candidates (their sum is never 1: a dependence) */
     if (!dry && (pre[0] + pre[PF - 1] != 1ull)) ms_cu_stamp(17);
 #endif
-    int32_t n;
 #ifdef MS_CU_K4_RTRIM
     /* round 21B: the one-level trim's histogram (ms_cu_k4_rtrim), zeroed before the list's barrier; the same verdict
      * in every thread (the row's settings, cand_n) */
@@ -4773,6 +4861,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         ms_cu_stamp_l(14);
 #endif
         if (!dry) ms_cu_stamp(18);
+        if (pw) return true; /* round 21C: the list group's part of the dry pass ends here */
         __syncthreads();
         n = *n_sh;
         /* The list is an upper set (in y) of the listed candidates of S0, since the bin is computed here from
@@ -4836,8 +4925,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         ms_cu_stq(4, oneread ? 1ull : 0ull);
     }
 #endif
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+    } /* round 21C: the list */
+#endif
     if (n <= MS_CU_WARP_N) {
-        ms_cu_k4_fin_blk(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
+        ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
         if (!dry) ms_cu_stamp(12);
         return true;
     }
@@ -4864,7 +4956,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * still touch the row's stats), a barrier orders every thread's reads of the stats before thread t < 8 zeroes the
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
-template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r);
+template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
@@ -4881,7 +4973,14 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     ms_cu_k4_row<OR>(a, blockIdx.x);
     ms_cu_k4_zero(a, blockIdx.x);
 }
-template <bool OR> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+/* -DMS_CU_K4_PWOWN (above ms_cu_k4_fin_blk): the warm-up steps' K4, with round 21C's grouped pass */
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4w(ms_cu_args a) {
+    ms_cu_k4_row<false, true>(a, blockIdx.x);
+    ms_cu_k4_zero(a, blockIdx.x);
+}
+#endif
+template <bool OR, bool PW> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
 #else
 template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
@@ -4933,8 +5032,11 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
-                served = ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow && !dry, dry,
-                                           cnt_all);
+                served = ms_cu_k4_lite<OR, MS_CU_CAND, PW>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits,
+                                                          orow && !dry, dry, cnt_all);
+#if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
+                if ((PW || MS_CU_PW(OR, MS_CU_CAND)) && dry) __syncthreads(); /* round 21C: every dry group done (lite_n's atomics too) */
+#endif
                 if (dry) ms_cu_stamp(37); /* round 20C */
             }
             if (served) return;
@@ -5235,9 +5337,15 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
         if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
         if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
         if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, ca, cv);
+#endif
     }
 #  ifdef MS_CU_K3_KERNEL
-    if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3, ca, cv);
+    if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3<MS_CU_K3_B0>, ca, cv);
+#    ifdef MS_CU_K3W_B0LATE
+    if (e == cudaSuccess && lite) e = cudaFuncSetAttribute(ms_cu_k3<true>, ca, cv);
+#    endif
 #  else
     (void)k3;
 #  endif
@@ -5367,6 +5475,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
 #ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
@@ -5713,6 +5824,15 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
     void (*k4)(ms_cu_args) = ms_cu_k4<false>;
+#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+    if (a.k4warm) k4 = ms_cu_k4w; /* round 21C (-DMS_CU_K4_PWOWN): the warm-up steps' K4, with the grouped pass */
+#endif
+#ifdef MS_CU_K3_KERNEL
+    void (*k3)(ms_cu_args) = ms_cu_k3<MS_CU_K3_B0>;
+#  if defined(MS_CU_K3W_B0LATE) && defined(MS_CU_K4_WARM) && defined(MS_CU_K3_NOWAIT)
+    if (a.k4warm) k3 = ms_cu_k3<true>; /* after round 21C (-DMS_CU_K3W_B0LATE): B0LATE in the warm-up steps only */
+#  endif
+#endif
 #ifdef MS_CU_K4_TWO
     /* round 20B: K4L then K4R where ms_cu_k4<true> would run in more than one wave (one block a multiprocessor) */
     const bool k4two = a.oneread && n > st->sm_count;
@@ -5766,7 +5886,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         cfg.numAttrs = 1;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
 #ifdef MS_CU_K3_KERNEL
-        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, ms_cu_k3, a);
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
 #endif
         cfg.gridDim = dim3((unsigned)n);
         cfg.blockDim = dim3(MS_CU_T4);
@@ -5784,7 +5904,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
         k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
 #ifdef MS_CU_K3_KERNEL
-        ms_cu_k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+        k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
 #endif
 #ifdef MS_CU_K4_TWO
         if (k4two) {
