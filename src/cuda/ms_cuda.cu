@@ -4409,6 +4409,65 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     }
 }
 
+/* Round 22E (-DMS_CU_K4_WFIN; docs/cuda.md): the finish of a list of n <= 32 entries by warp 0 alone, with no block
+ * barrier and no shared-memory round trip: ms_cu_k4_fin_blk's decisions (its phases A-D) on the same numbers. Lane l
+ * holds entry l (its key, id and mass from ms_cu_from_y, as there); pass 1 takes each entry j < n's key and mass by
+ * shuffles (count and mass of strictly greater keys: integer sums, exact in any order), the filters and the floor are
+ * ms_cu_k4_filter / ms_cu_k4_floor with the second candidate slot empty (its mass 0, not kept: the same warp sums),
+ * the target from the Philox bits computed before the PDL wait (dbits), pass 2 the kept mass of the smaller ids by
+ * shuffles; the drawn token is the one kept entry whose [P, P + q) holds the target, as there. Not in the warm-up
+ * steps (a.k4warm: their dry pass warms ms_cu_k4_fin_blk's code) nor in the dry pass. */
+#ifdef MS_CU_K4_WFIN
+__device__ __forceinline__ void ms_cu_k4_fin_w(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                                               const unsigned long long *cand, int32_t n, uint64_t m0, uint64_t dbits) {
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const bool v = lane < n;
+    const unsigned long long e = v ? cand[lane] : 0ull;
+    const uint32_t k = (uint32_t)(e >> 32);
+    const int32_t id = (int32_t)(uint32_t)e;
+    const uint64_t q = v ? ms_cu_from_y(c, ms_cu_unkey(k), id).q : 0;
+    ms_cu_stamp(23);
+    /* pass 1: how many, and how much mass, strictly above each */
+    int32_t cnt = 0;
+    uint64_t A = 0;
+#pragma unroll 4
+    for (int32_t j = 0; j < n; j++) {
+        const uint32_t kj = __shfl_sync(FULL, k, j);
+        const uint64_t qj = __shfl_sync(FULL, q, j);
+        const bool gt = kj > k;
+        cnt += gt;
+        A += gt ? qj : 0;
+    }
+    ms_cu_stamp(13);
+    const uint64_t q2[2] = {q, 0};
+    const int32_t cn2[2] = {cnt, 0}, id2[2] = {id, 0};
+    const uint64_t A2[2] = {A, 0};
+    bool kp[2] = {v, false}, sp[2], floor_on;
+    ms_cu_k4_filter(c, f, m0, q2, cn2, A2, kp);
+    ms_cu_stamp(14);
+    const uint64_t total = ms_cu_k4_floor(c, id2, q2, kp, sp, floor_on);
+    const uint64_t eq = (kp[0] && !(floor_on && sp[0])) ? q : 0;
+    ms_cu_stamp(15);
+    if (total == 0) {
+        if (lane == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(dbits, total);
+    /* pass 2: the drawn mass of the smaller ids */
+    uint64_t P = 0;
+#pragma unroll 4
+    for (int32_t j = 0; j < n; j++) {
+        const int32_t idj = __shfl_sync(FULL, id, j);
+        const uint64_t qj = __shfl_sync(FULL, eq, j);
+        P += idj < id ? qj : 0;
+    }
+    const bool hit = eq > 0 && P <= target && target - P < eq;
+    const unsigned bal = __ballot_sync(FULL, hit);
+    if (lane == __ffs(bal) - 1) ms_cu_out(a, r, id, MS_ROW_OK);
+}
+#endif
+
 
 /* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
@@ -4927,6 +4986,18 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
     } /* round 21C: the list */
+#endif
+#ifdef MS_CU_K4_WFIN
+#  ifdef MS_CU_K4_WARM
+    const bool wfin = !dry && !a.k4warm;
+#  else
+    const bool wfin = !dry;
+#  endif
+    if (n <= 32 && wfin) { /* round 22E: warp 0 alone (n and a.k4warm are the same in every thread) */
+        if (threadIdx.x < 32) ms_cu_k4_fin_w(a, r, c, f, cand_sh, n, st->m0, dbits);
+        ms_cu_stamp(12);
+        return true;
+    }
 #endif
     if (n <= MS_CU_WARP_N) {
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
