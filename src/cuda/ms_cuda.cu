@@ -4416,7 +4416,10 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * ms_cu_k4_filter / ms_cu_k4_floor with the second candidate slot empty (its mass 0, not kept: the same warp sums),
  * the target from the Philox bits computed before the PDL wait (dbits), pass 2 the kept mass of the smaller ids by
  * shuffles; the drawn token is the one kept entry whose [P, P + q) holds the target, as there. Not in the warm-up
- * steps (a.k4warm: their dry pass warms ms_cu_k4_fin_blk's code) nor in the dry pass. */
+ * steps (a.k4warm: their dry pass warms ms_cu_k4_fin_blk's code) nor in the dry pass. Measured (H200, round 22E's call):
+ * all 16 CUDA tests pass, but full setting peaked B=64 / 128 0.7-1.0 us slower, flat B=64 / 128 0.35-0.57, B=1 (which
+ * runs the default's path) 0.3-0.7 (a larger K4): off. The stamps show the warp's phases as slow as the barrier-separated
+ * ones (0.3-0.9 us each with almost no work): the tail is not barrier-bound. */
 #ifdef MS_CU_K4_WFIN
 __device__ __forceinline__ void ms_cu_k4_fin_w(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                                const unsigned long long *cand, int32_t n, uint64_t m0, uint64_t dbits) {
