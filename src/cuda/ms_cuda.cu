@@ -1287,7 +1287,13 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
 /* OR (round 14): the instantiation launched in steps whose chunks take the one-read path (a.oneread, set on
  * the host from B and V); the other one compiles as the default without the path, so that small batches pay
  * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
+#if defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
+/* Round 22D (-DMS_CU_CARVE_OW): OW true is a copy of ms_cu_k1<true> (the same code) launched in the one-wave one-read
+ * steps alone, so that its carveout preference (a function's attribute) is per step; OW is unused in the body. */
+template <bool OR, bool OW = false>
+#else
 template <bool OR>
+#endif
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -5368,6 +5374,27 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
 }
 #endif
 
+#if (defined(MS_CU_CARVE_OW) || defined(MS_CU_CARVE_K1)) && defined(MS_CU_ONEREAD)
+/* Round 22D: the carveout preference cv of ms_cu_carve on the one-wave one-read steps' kernels alone (-DMS_CU_CARVE_OW:
+ * K1's copy ms_cu_k1<true, true> and the non-ring one-read K2, which ms_cu_launch runs only when a.oneread and the grid
+ * fits one wave: B = 52..66 at fp32 V=151936 on the H200), or on ms_cu_k1<true> alone (-DMS_CU_CARVE_K1: every one-read
+ * step). K4<true> needs ~170 KB and gets the largest carveout without a preference. A hint: results unchanged. */
+static cudaError_t ms_cu_carve_ow(int cv) {
+    const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
+#  ifdef MS_CU_CARVE_OW
+    cudaError_t e = cudaFuncSetAttribute(ms_cu_k1<true, true>, ca, cv);
+#    ifdef MS_CU_OR_K2OWN
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
+#    else
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
+#    endif
+    return e;
+#  else
+    return cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
+#  endif
+}
+#endif
+
 
 /* Round 11 (only with -DMS_CU_PB): the K2 blocks of a step of n rows whose bucket masses the workspace
  * holds: one wave (4 a multiprocessor, the launch's G rounds down to it) or 8 a row (chunks of at most 32768 tokens up to V =
@@ -5504,6 +5531,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #  else
     if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, false);
 #  endif
+#elif defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
+    if (e == cudaSuccess) e = ms_cu_carve_ow(MS_CU_CARVE_OW); /* round 22D */
+#elif defined(MS_CU_CARVE_K1) && defined(MS_CU_ONEREAD)
+    if (e == cudaSuccess) e = ms_cu_carve_ow(MS_CU_CARVE_K1); /* round 22D */
 #endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
@@ -5858,6 +5889,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #    else
         if (ring) k2 = ms_cu_k2<true, true>;
 #    endif
+#  endif
+#  ifdef MS_CU_CARVE_OW
+#    ifndef MS_CU_NO_RING
+        if (!ring)
+#    endif
+            k1 = ms_cu_k1<true, true>; /* round 22D: K1's copy in the one-wave steps (its own carveout preference) */
 #  endif
     }
 #endif
