@@ -1287,13 +1287,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
 /* OR (round 14): the instantiation launched in steps whose chunks take the one-read path (a.oneread, set on
  * the host from B and V); the other one compiles as the default without the path, so that small batches pay
  * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
-#if defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
-/* Round 22D (-DMS_CU_CARVE_OW): OW true is a copy of ms_cu_k1<true> (the same code) launched in the one-wave one-read
- * steps alone, so that its carveout preference (a function's attribute) is per step; OW is unused in the body. */
-template <bool OR, bool OW = false>
-#else
 template <bool OR>
-#endif
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -5374,24 +5368,11 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
 }
 #endif
 
-#if (defined(MS_CU_CARVE_OW) || defined(MS_CU_CARVE_K1)) && defined(MS_CU_ONEREAD)
-/* Round 22D: the carveout preference cv of ms_cu_carve on the one-wave one-read steps' kernels alone (-DMS_CU_CARVE_OW:
- * K1's copy ms_cu_k1<true, true> and the non-ring one-read K2, which ms_cu_launch runs only when a.oneread and the grid
- * fits one wave: B = 52..66 at fp32 V=151936 on the H200), or on ms_cu_k1<true> alone (-DMS_CU_CARVE_K1: every one-read
- * step). K4<true> needs ~170 KB and gets the largest carveout without a preference. A hint: results unchanged. */
-static cudaError_t ms_cu_carve_ow(int cv) {
-    const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
-#  ifdef MS_CU_CARVE_OW
-    cudaError_t e = cudaFuncSetAttribute(ms_cu_k1<true, true>, ca, cv);
-#    ifdef MS_CU_OR_K2OWN
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false, true>, ca, cv);
-#    else
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<true, false>, ca, cv);
-#    endif
-    return e;
-#  else
-    return cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
-#  endif
+#if defined(MS_CU_CARVE_K1) && defined(MS_CU_ONEREAD)
+/* Round 22D (-DMS_CU_CARVE_K1=<percent>): the carveout preference of ms_cu_carve on ms_cu_k1<true> alone (every one-read
+ * step: a function's attribute). K4<true> needs ~170 KB and gets the largest carveout without a preference. A hint. */
+static cudaError_t ms_cu_carve_k1(int cv) {
+    return cudaFuncSetAttribute(ms_cu_k1<true>, cudaFuncAttributePreferredSharedMemoryCarveout, cv);
 }
 #endif
 
@@ -5531,10 +5512,8 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #  else
     if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, false);
 #  endif
-#elif defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
-    if (e == cudaSuccess) e = ms_cu_carve_ow(MS_CU_CARVE_OW); /* round 22D */
 #elif defined(MS_CU_CARVE_K1) && defined(MS_CU_ONEREAD)
-    if (e == cudaSuccess) e = ms_cu_carve_ow(MS_CU_CARVE_K1); /* round 22D */
+    if (e == cudaSuccess) e = ms_cu_carve_k1(MS_CU_CARVE_K1); /* round 22D */
 #endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
@@ -5890,12 +5869,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (ring) k2 = ms_cu_k2<true, true>;
 #    endif
 #  endif
-#  ifdef MS_CU_CARVE_OW
-#    ifndef MS_CU_NO_RING
-        if (!ring)
-#    endif
-            k1 = ms_cu_k1<true, true>; /* round 22D: K1's copy in the one-wave steps (its own carveout preference) */
-#  endif
     }
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
@@ -5916,12 +5889,35 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (k0) ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
     cudaError_t e = cudaSuccess;
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
+#if defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
+        /* Round 22D (-DMS_CU_CARVE_OW=<percent>): the carveout preference as a launch attribute (which takes precedence
+         * over the function's, and a captured graph's kernel node keeps) on K1 and K2 of the one-wave one-read steps
+         * alone (B = 52..66 at fp32 V=151936 on the H200): a multiprocessor then keeps a large carveout while K1's blocks
+         * are resident, so K2's (~41 KB) can join them (round 20C). A hint: kernels and results unchanged. */
+        cudaLaunchAttribute at[2];
+        at[1].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+        at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_OW);
+#  ifndef MS_CU_NO_RING
+        const unsigned ow = a.oneread && !ring ? 1u : 0u;
+#  else
+        const unsigned ow = a.oneread ? 1u : 0u;
+#  endif
+        cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
+        if (!k0) cfg.attrs = at + 1;
+        cfg.numAttrs += ow;
+        e = cudaLaunchKernelEx(&cfg, k1, a);
+        cfg.attrs = at;
+        cfg.numAttrs = 1 + ow;
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+        cfg.numAttrs = 1;
+#else
         cudaLaunchAttribute at[1];
         /* K1 after K0 with PDL: its pass overlaps K0; it waits for K0 before its atomics. Without K0, plain. */
         cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
         e = cudaLaunchKernelEx(&cfg, k1, a);
         cfg.numAttrs = 1;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+#endif
 #ifdef MS_CU_K3_KERNEL
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
 #endif
