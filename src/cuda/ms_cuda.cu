@@ -5368,13 +5368,6 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
 }
 #endif
 
-#if defined(MS_CU_CARVE_K1) && defined(MS_CU_ONEREAD)
-/* Round 22D (-DMS_CU_CARVE_K1=<percent>): the carveout preference of ms_cu_carve on ms_cu_k1<true> alone (every one-read
- * step: a function's attribute). K4<true> needs ~170 KB and gets the largest carveout without a preference. A hint. */
-static cudaError_t ms_cu_carve_k1(int cv) {
-    return cudaFuncSetAttribute(ms_cu_k1<true>, cudaFuncAttributePreferredSharedMemoryCarveout, cv);
-}
-#endif
 
 
 /* Round 11 (only with -DMS_CU_PB): the K2 blocks of a step of n rows whose bucket masses the workspace
@@ -5512,8 +5505,6 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #  else
     if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, false);
 #  endif
-#elif defined(MS_CU_CARVE_K1) && defined(MS_CU_ONEREAD)
-    if (e == cudaSuccess) e = ms_cu_carve_k1(MS_CU_CARVE_K1); /* round 22D */
 #endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
@@ -5889,25 +5880,32 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (k0) ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
     cudaError_t e = cudaSuccess;
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
-#if defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
+#if (defined(MS_CU_CARVE_OW) || defined(MS_CU_CARVE_K1)) && defined(MS_CU_ONEREAD)
         /* Round 22D (-DMS_CU_CARVE_OW=<percent>): the carveout preference as a launch attribute (which takes precedence
          * over the function's, and a captured graph's kernel node keeps) on K1 and K2 of the one-wave one-read steps
          * alone (B = 52..66 at fp32 V=151936 on the H200): a multiprocessor then keeps a large carveout while K1's blocks
-         * are resident, so K2's (~41 KB) can join them (round 20C). A hint: kernels and results unchanged. */
+         * are resident, so K2's (~41 KB) can join them (round 20C). -DMS_CU_CARVE_K1=<percent>: on K1 alone, in every
+         * one-read step. A hint: kernels and results unchanged. (A launch attribute, not cudaFuncSetAttribute: naming
+         * ms_cu_k1<true> in a host function above ms_cu_launch changed K4<true>'s SASS, the instantiation order.) */
         cudaLaunchAttribute at[2];
         at[1].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+#  ifdef MS_CU_CARVE_OW
         at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_OW);
-#  ifndef MS_CU_NO_RING
-        const unsigned ow = a.oneread && !ring ? 1u : 0u;
+#    ifndef MS_CU_NO_RING
+        const unsigned cv1 = a.oneread && !ring ? 1u : 0u, cv2 = cv1;
+#    else
+        const unsigned cv1 = a.oneread ? 1u : 0u, cv2 = cv1;
+#    endif
 #  else
-        const unsigned ow = a.oneread ? 1u : 0u;
+        at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_K1);
+        const unsigned cv1 = a.oneread ? 1u : 0u, cv2 = 0u;
 #  endif
         cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
         if (!k0) cfg.attrs = at + 1;
-        cfg.numAttrs += ow;
+        cfg.numAttrs += cv1;
         e = cudaLaunchKernelEx(&cfg, k1, a);
         cfg.attrs = at;
-        cfg.numAttrs = 1 + ow;
+        cfg.numAttrs = 1 + cv2;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
         cfg.numAttrs = 1;
 #else
