@@ -5443,6 +5443,7 @@ static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
 #endif
 
 
+
 /* Round 11 (only with -DMS_CU_PB): the K2 blocks of a step of n rows whose bucket masses the workspace
  * holds: one wave (4 a multiprocessor, the launch's G rounds down to it) or 8 a row (chunks of at most 32768 tokens up to V =
  * 262144); a step with more blocks gets a.pb = NULL and K3's walk with exp (exact either way). 16 KB a block. */
@@ -5953,12 +5954,44 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (k0) ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
     cudaError_t e = cudaSuccess;
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
+#if (defined(MS_CU_CARVE_OW) || defined(MS_CU_CARVE_K1)) && defined(MS_CU_ONEREAD)
+        /* Round 22D (-DMS_CU_CARVE_OW=<percent>): the carveout preference as a launch attribute (which takes precedence
+         * over the function's, and a captured graph's kernel node keeps) on K1 and K2 of the one-wave one-read steps
+         * alone (B = 52..66 at fp32 V=151936 on the H200): a multiprocessor then keeps a large carveout while K1's blocks
+         * are resident, so K2's (~41 KB) can join them (round 20C). -DMS_CU_CARVE_K1=<percent>: on K1 alone, in every
+         * one-read step. A hint: kernels and results unchanged. (A launch attribute, not cudaFuncSetAttribute: naming
+         * ms_cu_k1<true> in a host function above ms_cu_launch changed K4<true>'s SASS, the instantiation order.)
+         * H200 with 100 (docs/cuda.md round 22D): OW full B=52/64 0.6-1.3 us, top-p alone 2.1-3.3 us faster, B=128/256
+         * level; K1 alone the same at B=52/64 but top-p alone B=128/256 +6.8..+10.2. OW: 11 of 16 tests; off. */
+        cudaLaunchAttribute at[2];
+        at[1].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+#  ifdef MS_CU_CARVE_OW
+        at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_OW);
+#    ifndef MS_CU_NO_RING
+        const unsigned cv1 = a.oneread && !ring ? 1u : 0u, cv2 = cv1;
+#    else
+        const unsigned cv1 = a.oneread ? 1u : 0u, cv2 = cv1;
+#    endif
+#  else
+        at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_K1);
+        const unsigned cv1 = a.oneread ? 1u : 0u, cv2 = 0u;
+#  endif
+        cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
+        if (!k0) cfg.attrs = at + 1;
+        cfg.numAttrs += cv1;
+        e = cudaLaunchKernelEx(&cfg, k1, a);
+        cfg.attrs = at;
+        cfg.numAttrs = 1 + cv2;
+        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+        cfg.numAttrs = 1;
+#else
         cudaLaunchAttribute at[1];
         /* K1 after K0 with PDL: its pass overlaps K0; it waits for K0 before its atomics. Without K0, plain. */
         cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
         e = cudaLaunchKernelEx(&cfg, k1, a);
         cfg.numAttrs = 1;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+#endif
 #ifdef MS_CU_K3_KERNEL
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
 #endif
