@@ -252,6 +252,13 @@
 #if !defined(MS_CU_NO_K4_RTRIM) && !defined(MS_CU_K4_RTRIM)
 #  define MS_CU_K4_RTRIM
 #endif
+/* Round 22D (MS_CU_CARVE_OW, on since the sixteenth session's final call): the shared-memory carveout preference 100 as a
+ * launch attribute on K1 and K2 of the one-wave one-read steps alone (B = 52..66 at fp32 V=151936), so K2's blocks
+ * join K1's at once; a hint, the kernels unchanged. Full setting B=52/64 0.6-1.3 us, top-p alone 2.1-3.3 us faster,
+ * B >= 67 launched as before (bench/results/cuda_h200_2026-12-01-round22d.md). -DMS_CU_NO_CARVE_OW builds without it. */
+#if !defined(MS_CU_NO_CARVE_OW) && !defined(MS_CU_CARVE_OW) && !defined(MS_CU_CARVE_K1)
+#  define MS_CU_CARVE_OW 100
+#endif
 
 extern "C" {
 #include "ms_internal.h"
