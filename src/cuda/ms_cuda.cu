@@ -1893,24 +1893,32 @@ __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     const float v = (ry - y) * sc;
     return v >= (float)(MS_CU_OBINS - 1) ? (uint32_t)(MS_CU_OBINS - 1) : v > 0.0f ? (uint32_t)v : 0u;
 }
+/* The one-read pass's top-k' bins oh as a warp reads them (by atomics: others' may still land, never a plain load):
+ * lane's PER = MS_CU_OBINS / 32 counts in n, their sum, and the inclusive running sum over the lanes in inc */
+__device__ __forceinline__ void ms_cu_or_bread(uint32_t *oh, int lane, uint32_t (&n)[MS_CU_OBINS / 32], uint32_t &sum,
+                                               uint32_t &inc) {
+    constexpr int PER = MS_CU_OBINS / 32;
+    sum = 0;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        n[j] = atomicAdd(&oh[PER * lane + j], 0u);
+        sum += n[j];
+    }
+    inc = sum;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= o) inc += t;
+    }
+}
 /* The key of a cut on x from the bins oh (read by atomics; the whole warp calls it): the first bin b whose
  * count from the top reaches kk, xc proposed in the middle of bin b + 1 and kept only if the device's own
  * ms_cu_obin(fl(xc / T)) lies after b; 0 when there is none or it does not beat the key have. */
 __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, float ry, float sc, float T,
                                                    uint32_t have, int lane) {
     constexpr int PER = MS_CU_OBINS / 32;
-    uint32_t n[PER], sum = 0;
-#pragma unroll
-    for (int j = 0; j < PER; j++) {
-        n[j] = atomicAdd(&oh[PER * lane + j], 0u); /* others' atomics may still land: never a plain load */
-        sum += n[j];
-    }
-    uint32_t inc = sum;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
-        if (lane >= o) inc += t;
-    }
+    uint32_t n[PER], sum, inc;
+    ms_cu_or_bread(oh, lane, n, sum, inc);
     const unsigned bal = __ballot_sync(0xffffffffu, inc >= kk);
     if (!bal) return 0;
     const int L = __ffs(bal) - 1; /* the first lane whose running count reaches kk */
@@ -1938,7 +1946,8 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
     return k > have ? k : 0;
 }
 #ifdef MS_CU_OR_RCL
-/* Round 21A (-DMS_CU_OR_RCL): the key of a cut from bin b, exactly as ms_cu_or_tkcut's end (0: none) */
+/* Round 21A (-DMS_CU_OR_RCL): the key of a cut from bin b, exactly as ms_cu_or_tkcut's end (0: none). A copy: the
+ * default's ms_cu_or_tkcut calling it compiled to other SASS (sixteenth session's review), so the validated one stays. */
 __device__ __forceinline__ uint32_t ms_cu_or_bkey(uint32_t b, float ry, float sc, float T) {
 #  ifdef MS_CU_OR_XBINS
     if (b + 2 >= MS_CU_OBINS) return 0;
@@ -1957,18 +1966,8 @@ __device__ __forceinline__ uint32_t ms_cu_or_bkey(uint32_t b, float ry, float sc
 __device__ __forceinline__ uint32_t ms_cu_or_tkcut2(uint32_t *oh, uint32_t kk, uint32_t kr, float ry, float sc,
                                                     float T, uint32_t have, int lane, uint32_t &rk) {
     constexpr int PER = MS_CU_OBINS / 32;
-    uint32_t n[PER], sum = 0;
-#  pragma unroll
-    for (int j = 0; j < PER; j++) {
-        n[j] = atomicAdd(&oh[PER * lane + j], 0u); /* others' atomics may still land: never a plain load */
-        sum += n[j];
-    }
-    uint32_t inc = sum;
-#  pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const uint32_t t = __shfl_up_sync(0xffffffffu, inc, o);
-        if (lane >= o) inc += t;
-    }
+    uint32_t n[PER], sum, inc;
+    ms_cu_or_bread(oh, lane, n, sum, inc);
     rk = 0;
     const unsigned balr = __ballot_sync(0xffffffffu, inc >= kr), bal = __ballot_sync(0xffffffffu, inc >= kk);
     if (!balr || kr == 0) return 0; /* kr <= kk: no lane reaches kk either */
