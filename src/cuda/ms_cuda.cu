@@ -4388,7 +4388,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
         for (int h = 0; h < 2; h++)
             if (v[h]) T[lane + 32 * h].q = (kp[h] && !(floor_on && sp[h])) ? q[h] : 0;
-        if (lane == 0) {
+        /* round 21C's dry groups leave the two shared words alone: phase D's group reads them with no barrier between
+         * the groups (racecheck: 32 hazards in the sixteenth session's final call, MK); pw is false outside that pass */
+        if (lane == 0 && !pw) {
             fin_go = total != 0;
             if (total != 0) fin_tgt = ms__draw_target(dbits, total);
             else if (!dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
