@@ -256,7 +256,7 @@
  * launch attribute on K1 and K2 of the one-wave one-read steps alone (B = 52..66 at fp32 V=151936), so K2's blocks
  * join K1's at once; a hint, the kernels unchanged. Full setting B=52/64 0.6-1.3 us, top-p alone 2.1-3.3 us faster,
  * B >= 67 launched as before (bench/results/cuda_h200_2026-12-01-round22d.md). -DMS_CU_NO_CARVE_OW builds without it. */
-#if !defined(MS_CU_NO_CARVE_OW) && !defined(MS_CU_CARVE_OW) && !defined(MS_CU_CARVE_K1)
+#if !defined(MS_CU_NO_CARVE_OW) && !defined(MS_CU_CARVE_OW)
 #  define MS_CU_CARVE_OW 100
 #endif
 
@@ -317,8 +317,6 @@ typedef struct ms_cu_rowstat {
     unsigned long long m_above;      /* BAND: their mass */
 #ifdef MS_CU_OR_ROWCUT
     uint32_t orcut[MS_CU_ORRC]; /* round 20A: block g's published row cut (a key of x; 0: none), one-read rows */
-#elif defined(MS_CU_STAT_PAD)
-    uint32_t stpad[MS_CU_ORRC]; /* round 21A, a measurement switch: the stats as large as with the row cut, no code */
 #endif
 #ifdef MS_CU_RF
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
@@ -2273,16 +2271,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                             if (lane == 0) atomicMax(&rcs[rcg], nr);
                         }
                         rcv = ~0u;
-#  ifdef MS_CU_OR_ROWCUT_PLAIN
-                        /* the fifteenth session's lead: the same relaxed load without volatile and the "memory" clobber,
-                         * so that it orders nothing else in the loop (a stale or reused value is a lower slot: still valid).
-                         * Round 21A: without volatile nvcc hoists it (loop-invariant input, no side effect) into the set-up,
-                         * before any block publishes: it reads 0 once and the row cut never fires (exact, 1.3-8.4 us
-                         * slower than the default; -DMS_CU_OR_RCL keeps volatile without the clobber) */
-                        if (lane < rcG) asm("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
-#  else
                         if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
-#  endif
                         rcp = true;
                     }
 #endif
@@ -5406,30 +5395,26 @@ struct ms_cu_dev {
 
 static size_t ms_cu_align(size_t x) { return (x + 255) & ~(size_t)255; }
 
-#if defined(MS_CU_CARVE) || (defined(MS_CU_CARVE_OR) && defined(MS_CU_ONEREAD))
-/* Rounds 20C and the fifteenth session (-DMS_CU_CARVE, -DMS_CU_CARVE_OR; off): the shared-memory carveout preference cv
- * (percent) on the one-read steps' kernels, and with lite on the lite steps' too (K0, K1<false>, K2<false, *>,
- * K4<false>); K3, which both kinds of step run, with lite or k3. A hint: kernels and results unchanged. */
-static cudaError_t ms_cu_carve(int cv, bool lite, bool k3) {
+#ifdef MS_CU_CARVE
+/* Round 20C (-DMS_CU_CARVE; off): the shared-memory carveout preference cv (percent) on every kernel of a step. A hint:
+ * kernels and results unchanged. (The fifteenth session's -DMS_CU_CARVE_OR, the one-read kernels alone, was removed in
+ * the sixteenth session's review: round 22D's launch attribute, MS_CU_CARVE_OW, serves those steps.) */
+static cudaError_t ms_cu_carve(int cv) {
     const cudaFuncAttribute ca = cudaFuncAttributePreferredSharedMemoryCarveout;
     cudaError_t e = cudaSuccess;
-    if (lite) {
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k0, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<false>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
-#if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
-        if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, ca, cv);
-#endif
-    }
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k0, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<false>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, false>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k2<false, true>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false>, ca, cv);
+#  if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, ca, cv);
+#  endif
 #  ifdef MS_CU_K3_KERNEL
-    if (e == cudaSuccess && (lite || k3)) e = cudaFuncSetAttribute(ms_cu_k3<MS_CU_K3_B0>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k3<MS_CU_K3_B0>, ca, cv);
 #    ifdef MS_CU_K3W_B0LATE
-    if (e == cudaSuccess && lite) e = cudaFuncSetAttribute(ms_cu_k3<true>, ca, cv);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k3<true>, ca, cv);
 #    endif
-#  else
-    (void)k3;
 #  endif
 #  ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k1<true>, ca, cv);
@@ -5576,17 +5561,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
      * docs/cuda.md round 20C): K2's blocks enter at 0.9 us at B=1; full setting B=64 1.8-2.1 us faster flat, but B=1
      * +2.4 (K4, which needs an empty multiprocessor, enters later and its warm-up ends last), B=256 +0.7..+1.4,
      * top-p alone peaked B=1 +1.3: off. */
-    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE, true, true);
-#elif defined(MS_CU_CARVE_OR) && defined(MS_CU_ONEREAD)
-    /* -DMS_CU_CARVE_OR=<percent> (fifteenth session, after round 20C): the carveout preference above for the one-read
-     * steps' kernels alone (K1<true>, K2or, K4<true>, K4L, K4R; with -DMS_CU_CARVE_OR_K3 K3 too, which the lite steps
-     * share), so that round 20C's gain at B=64 is kept without its loss at B=1 (the lite kernels keep the driver's
-     * choice). A hint: kernels and results unchanged. */
-#  ifdef MS_CU_CARVE_OR_K3
-    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, true);
-#  else
-    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE_OR, false, false);
-#  endif
+    if (e == cudaSuccess) e = ms_cu_carve(MS_CU_CARVE);
 #endif
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaFuncSetAttribute");
     return MS_OK;
@@ -5962,44 +5937,35 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (k0) ms_cu_k0<<<1, 256, 0, st->stream>>>(a.stats, n);
     cudaError_t e = cudaSuccess;
     if (st->pdl) { /* K2..K4 scheduled while the previous kernel finishes (ms_cu_pdl_wait) */
-#if (defined(MS_CU_CARVE_OW) || defined(MS_CU_CARVE_K1)) && defined(MS_CU_ONEREAD)
-        /* Round 22D (-DMS_CU_CARVE_OW=<percent>): the carveout preference as a launch attribute (which takes precedence
-         * over the function's, and a captured graph's kernel node keeps) on K1 and K2 of the one-wave one-read steps
-         * alone (B = 52..66 at fp32 V=151936 on the H200): a multiprocessor then keeps a large carveout while K1's blocks
-         * are resident, so K2's (~41 KB) can join them (round 20C). -DMS_CU_CARVE_K1=<percent>: on K1 alone, in every
-         * one-read step. A hint: kernels and results unchanged. (A launch attribute, not cudaFuncSetAttribute: naming
-         * ms_cu_k1<true> in a host function above ms_cu_launch changed K4<true>'s SASS, the instantiation order.)
-         * H200 with 100 (docs/cuda.md round 22D): OW full B=52/64 0.6-1.3 us, top-p alone 2.1-3.3 us faster, B=128/256
-         * level; K1 alone the same at B=52/64 but top-p alone B=128/256 +6.8..+10.2. OW: 11 of 16 tests; off. */
+        /* K1 after K0 with PDL: its pass overlaps K0; it waits for K0 before its atomics. Without K0, plain.
+         * Round 22D (MS_CU_CARVE_OW, on since the sixteenth session's final call): in one-read steps without the ring
+         * (K2or's grid in one wave: B = 52..66 at fp32 V=151936 on the H200) K1 and K2 also take the shared-memory
+         * carveout preference as a launch attribute (which takes precedence over the function's, and a captured graph's
+         * kernel node keeps), so that a multiprocessor keeps a large carveout while K1's blocks are resident and K2's
+         * (~41 KB) join them (round 20C). A hint: kernels and results unchanged. A launch attribute, not
+         * cudaFuncSetAttribute: naming ms_cu_k1<true> in a host function above ms_cu_launch changed K4<true>'s SASS (the
+         * instantiation order), and the function's attribute holds at every B, where K1's preference cost top-p alone
+         * 6.8-10.2 us at B=128/256 (round 22D). H200 with 100: full setting B=52/64 0.6-1.3 us, top-p alone 2.1-3.3 us
+         * faster, B >= 67 launched as before; validated in the sixteenth session's final call (docs/cuda.md). */
         cudaLaunchAttribute at[2];
+        unsigned cv = 0; /* 1: the carveout attribute at[1] goes with K1 and K2 */
+#if defined(MS_CU_CARVE_OW) && defined(MS_CU_ONEREAD)
         at[1].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
-#  ifdef MS_CU_CARVE_OW
         at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_OW);
-#    ifndef MS_CU_NO_RING
-        const unsigned cv1 = a.oneread && !ring ? 1u : 0u, cv2 = cv1;
-#    else
-        const unsigned cv1 = a.oneread ? 1u : 0u, cv2 = cv1;
-#    endif
+#  ifndef MS_CU_NO_RING
+        cv = a.oneread && !ring ? 1u : 0u;
 #  else
-        at[1].val.sharedMemCarveout = (unsigned)(MS_CU_CARVE_K1);
-        const unsigned cv1 = a.oneread ? 1u : 0u, cv2 = 0u;
+        cv = a.oneread ? 1u : 0u;
 #  endif
+#endif
         cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
         if (!k0) cfg.attrs = at + 1;
-        cfg.numAttrs += cv1;
+        cfg.numAttrs += cv;
         e = cudaLaunchKernelEx(&cfg, k1, a);
         cfg.attrs = at;
-        cfg.numAttrs = 1 + cv2;
+        cfg.numAttrs = 1 + cv;
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
         cfg.numAttrs = 1;
-#else
-        cudaLaunchAttribute at[1];
-        /* K1 after K0 with PDL: its pass overlaps K0; it waits for K0 before its atomics. Without K0, plain. */
-        cudaLaunchConfig_t cfg = ms_cu_cfg(st->stream, at, k0, blocks, MS_CU_T123, 0);
-        e = cudaLaunchKernelEx(&cfg, k1, a);
-        cfg.numAttrs = 1;
-        if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
-#endif
 #ifdef MS_CU_K3_KERNEL
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
 #endif
