@@ -3149,6 +3149,116 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 }
 #endif
 
+#ifdef MS_CU_SEGW
+/* Round 23C (-DMS_CU_SEGW): K3 stores a BAND row's mass above the bucket per segment of MS_CU_SEGW_T tokens of its
+ * chunk (segment j of chunk g: tokens g chunk + j T .. + T, cut at the chunk's end), not per chunk, and K4 scans the
+ * segments and walks one of them (ms_cu_k4_band) instead of a whole chunk (at B=64 ~19k tokens walked by one block).
+ * The pairs (all, stop ids) of segment g nsc + j lie at hmass[2 (g nsc + j)], as the chunks' pairs did: free after
+ * K2, cleared by the next step's K1. Where the row's segments exceed MS_CU_HB / 2 (K4's shared scan holds 1024),
+ * both kernels keep the chunk pairs (ms_cu_segw_n 0; the same test on a.V and a.G on both sides). Exact: a
+ * segment's mass is the integer sum of the same tokens' masses the chunk's was; the walk in id order over the
+ * segment holding the target finds the same token (round 4's argument, on finer units). K3 sums a warp's group of
+ * 128 consecutive tokens (one segment: T is a multiple of 128 and the groups start at t0 + 128 i) by two 32-bit
+ * warp reductions (20-bit halves of masses <= 2^42 a lane), and one lane adds them to the segment's shared word;
+ * the scalar tail and misaligned rows add per token. */
+#ifndef MS_CU_SEGW_T
+#define MS_CU_SEGW_T 512
+#endif
+static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
+#define MS_CU_SEGW_MAX ((32768 + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= 32768 tokens) */
+#ifdef MS_CU_PB
+#error "-DMS_CU_PB writes chunk pairs: not combined with -DMS_CU_SEGW"
+#endif
+/* The segments a chunk of the row (0: chunk pairs), from the step's V and G (K3 and K4 agree). */
+__device__ __forceinline__ int32_t ms_cu_segw_n(int32_t G, int32_t chunk) {
+    const int32_t nsc = (chunk + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T;
+    return nsc <= MS_CU_SEGW_MAX && G * nsc <= MS_CU_HB / 2 ? nsc : 0;
+}
+/* K3's BAND loop with the masses above the bucket per segment (as ms_cu_k3_gather's, with ms_cu_for_chunk<2>'s loads
+ * and x; the loop bound warp-uniform, so that the warp reductions see every lane). */
+__device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
+                                                  ms_cu_rowstat *st, uint32_t bound, int32_t t0, int32_t t1,
+                                                  float xskip, int32_t nsc, unsigned long long *cand) {
+    __shared__ unsigned long long sa[MS_CU_SEGW_MAX], sb[MS_CU_SEGW_MAX];
+    for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) sa[i] = 0, sb[i] = 0;
+    __syncthreads();
+    auto tok = [&](int32_t t, float x, uint64_t &up, uint64_t &ups) {
+        if (x < xskip) return;
+        const float y = x / c.sl.temperature;
+        const uint32_t b = ms_cu_key(y) >> (32 - MS_CU_HBITS);
+        if (b < bound) return;
+        const ms_cu_elem e = ms_cu_from_y_pre(c, y, t);
+        if (!e.s0) return;
+        if (b > bound) {
+            up += e.q;
+            if (c.floor && ms_cu_bit(c.stop, t)) ups += e.q;
+            return;
+        }
+        uint32_t i = atomicAdd(&st->cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    };
+    const unsigned FULLM = 0xffffffffu;
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    int32_t ts = t0;
+    if (vec) {
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3);
+        const int32_t wl = (int32_t)(threadIdx.x & ~31u);
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += 2 * step, tb += 2 * step) {
+            float v[2][4];
+            uint32_t words[2];
+            ms_cu_load_groups<2>(c, t, step, tv, v, words);
+#pragma unroll
+            for (int u = 0; u < 2; u++) {
+                const int32_t tg = t + u * step, tgb = tb + u * step;
+                if (tgb >= tv) break; /* warp-uniform */
+                uint64_t up = 0, ups = 0;
+                if (tg < tv) {
+                    const uint32_t word = words[u];
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        float x;
+                        if (c.win) {
+                            x = ms_cu_pen(c, v[u][k], tg + k);
+                        } else {
+                            x = ms__sanitize(v[u][k]);
+                            if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+                        }
+                        tok(tg + k, x, up, ups);
+                    }
+                }
+                /* up <= 4 2^40: halves of 20 and 22 bits, whose 32-lane sums fit 32 bits */
+                const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
+                const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
+                const int32_t j = (tgb - t0) / MS_CU_SEGW_T;
+                if ((threadIdx.x & 31) == 0 && (lo | hi)) atomicAdd(&sa[j], (unsigned long long)lo + ((unsigned long long)hi << 20));
+                if (c.floor) {
+                    const uint32_t slo = __reduce_add_sync(FULLM, (uint32_t)ups & 0xfffffu);
+                    const uint32_t shi = __reduce_add_sync(FULLM, (uint32_t)(ups >> 20));
+                    if ((threadIdx.x & 31) == 0 && (slo | shi))
+                        atomicAdd(&sb[j], (unsigned long long)slo + ((unsigned long long)shi << 20));
+                }
+            }
+        }
+        ts = tv;
+    }
+    for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
+        uint64_t up = 0, ups = 0;
+        tok(t, ms_cu_x(c, t), up, ups);
+        const int32_t j = (t - t0) / MS_CU_SEGW_T;
+        if (up) atomicAdd(&sa[j], (unsigned long long)up);
+        if (ups) atomicAdd(&sb[j], (unsigned long long)ups);
+    }
+    __syncthreads();
+    unsigned long long *hm = a.hmass + (size_t)r * MS_CU_HB + 2 * (size_t)g * (size_t)nsc;
+    for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) {
+        hm[2 * i] = sa[i];
+        hm[2 * i + 1] = sb[i];
+    }
+}
+#endif
+
 /* A FAST row's candidates (S0 at or above the bound's bucket) or a BAND row's bucket and mass pair, of chunk g. */
 __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
                                                 ms_cu_rowstat *st, uint32_t mode, uint32_t bound, unsigned long long *sh) {
@@ -3183,6 +3293,12 @@ __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, 
         }
     }
     const float xskip = xlo > c.xcut ? xlo : c.xcut;
+#ifdef MS_CU_SEGW
+    if (const int32_t nsc = ms_cu_segw_n(a.G, chunk)) { /* round 23C: the masses above per segment */
+        ms_cu_k3_band_seg(a, r, g, c, st, bound, t0, t1, xskip, nsc, cand);
+        return;
+    }
+#endif
 #ifdef MS_CU_PB
     if (a.pb && !c.floor) { /* round 11: the masses above from K2's per-block masses, no exp */
         ms_cu_k3_pb(a, r, g, c, st, bound, t0, t1, xskip, sh);
@@ -4052,7 +4168,19 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
     /* theta in the bucket, as K2 found; MS_CU_ABOVE only if not (then just the tokens above it) */
     if (theta == MS_CU_ABOVE)
         theta = bound + 1 < (uint32_t)MS_CU_HB ? (bound + 1) << (32 - MS_CU_HBITS) : MS_CU_ABOVE;
-    const int32_t G = a.G, chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+#ifdef MS_CU_SEGW
+    /* round 23C: K3's pairs are per segment of MS_CU_SEGW_T tokens (nsc a chunk) where ms_cu_segw_n allows */
+    const int32_t nsc = ms_cu_segw_n(a.G, chunk);
+    const int32_t G = nsc ? a.G * nsc : a.G; /* the units scanned: segments, else chunks */
+    auto unit_of = [&](int32_t id) -> int32_t {
+        const int32_t g = id / chunk;
+        return nsc ? g * nsc + (id - g * chunk) / MS_CU_SEGW_T : g;
+    };
+#else
+    const int32_t G = a.G;
+    auto unit_of = [&](int32_t id) -> int32_t { return id / chunk; };
+#endif
     unsigned long long *CA = scr, *CB = scr + MS_CU_HB / 2; /* per chunk: kept mass, its stop ids' part */
     for (int32_t i = threadIdx.x; i < G; i += blockDim.x) {
         CA[i] = 0;
@@ -4066,8 +4194,8 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
         const int32_t id = (int32_t)(uint32_t)v;
         const unsigned long long q = ms_cu_from_y(c, ms_cu_unkey(key), id).q;
         if (!q) continue;
-        atomicAdd(&CA[id / chunk], q);
-        if (c.floor && ms_cu_bit(c.stop, id)) atomicAdd(&CB[id / chunk], q);
+        atomicAdd(&CA[unit_of(id)], q);
+        if (c.floor && ms_cu_bit(c.stop, id)) atomicAdd(&CB[unit_of(id)], q);
     }
     __syncthreads();
     const unsigned long long *hm = a.hmass + (size_t)r * MS_CU_HB;
@@ -4101,7 +4229,19 @@ __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c
         if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
         return;
     }
+#ifdef MS_CU_SEGW
+    int32_t t0, t1;
+    if (nsc) { /* segment j of chunk g */
+        const int32_t g = bchunk / nsc, c0 = g * chunk;
+        t0 = c0 + (bchunk - g * nsc) * MS_CU_SEGW_T;
+        t1 = min(min(a.V, c0 + chunk), t0 + MS_CU_SEGW_T);
+    } else {
+        t0 = bchunk * chunk;
+        t1 = min(a.V, t0 + chunk);
+    }
+#else
     const int32_t t0 = bchunk * chunk, t1 = min(a.V, t0 + chunk);
+#endif
     ms_cu_draw_range(a, r, c, S, theta, t0, t1, bbase, target, floor_on, list); /* the list is no longer needed */
 }
 
