@@ -3165,6 +3165,8 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 #define MS_CU_SEGW_T 512
 #endif
 static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
+static_assert(MS_CU_SEGW_T < 2048 || (MS_CU_SEGW_T % 1024 == 0 && MS_CU_SEGW_T <= 16384),
+              "from 2048: whole block steps a segment, and the lanes' sums' high parts fit 32 bits");
 #define MS_CU_SEGW_MAX ((32768 + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= 32768 tokens) */
 #ifdef MS_CU_PB
 #error "-DMS_CU_PB writes chunk pairs: not combined with -DMS_CU_SEGW"
@@ -3205,6 +3207,26 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         const int32_t wl = (int32_t)(threadIdx.x & ~31u);
+#if MS_CU_SEGW_T >= 2048
+        /* a lane's sums over the warp's groups of segment cj (SEGW_T / 1024 groups a lane: <= SEGW_T / 256 masses
+         * <= 2^40; the high parts' 32-lane sums < SEGW_T 2^17 < 2^32), flushed when the segment changes: fewer
+         * warp reductions than one a group */
+        int32_t cj = -1;
+        uint64_t up = 0, ups = 0;
+        auto flush = [&]() {
+            const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
+            const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
+            if ((threadIdx.x & 31) == 0 && (lo | hi)) atomicAdd(&sa[cj], (unsigned long long)lo + ((unsigned long long)hi << 20));
+            if (c.floor) {
+                const uint32_t slo = __reduce_add_sync(FULLM, (uint32_t)ups & 0xfffffu);
+                const uint32_t shi = __reduce_add_sync(FULLM, (uint32_t)(ups >> 20));
+                if ((threadIdx.x & 31) == 0 && (slo | shi))
+                    atomicAdd(&sb[cj], (unsigned long long)slo + ((unsigned long long)shi << 20));
+            }
+            up = 0;
+            ups = 0;
+        };
+#endif
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += 2 * step, tb += 2 * step) {
             float v[2][4];
             uint32_t words[2];
@@ -3213,7 +3235,15 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
             for (int u = 0; u < 2; u++) {
                 const int32_t tg = t + u * step, tgb = tb + u * step;
                 if (tgb >= tv) break; /* warp-uniform */
+#if MS_CU_SEGW_T >= 2048
+                const int32_t j = (tgb - t0) / MS_CU_SEGW_T;
+                if (j != cj) { /* the warp's groups come in rising segments: each segment's sums flushed once */
+                    if (cj >= 0) flush();
+                    cj = j;
+                }
+#else
                 uint64_t up = 0, ups = 0;
+#endif
                 if (tg < tv) {
                     const uint32_t word = words[u];
 #pragma unroll
@@ -3228,6 +3258,7 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                         tok(tg + k, x, up, ups);
                     }
                 }
+#if MS_CU_SEGW_T < 2048
                 /* up <= 4 2^40: halves of 20 and 22 bits, whose 32-lane sums fit 32 bits */
                 const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
                 const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
@@ -3239,8 +3270,12 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                     if ((threadIdx.x & 31) == 0 && (slo | shi))
                         atomicAdd(&sb[j], (unsigned long long)slo + ((unsigned long long)shi << 20));
                 }
+#endif
             }
         }
+#if MS_CU_SEGW_T >= 2048
+        if (cj >= 0) flush();
+#endif
         ts = tv;
     }
     for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
