@@ -3167,6 +3167,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
 static_assert(MS_CU_SEGW_T < 2048 || (MS_CU_SEGW_T % 1024 == 0 && MS_CU_SEGW_T <= 16384),
               "from 2048: whole block steps a segment, and the lanes' sums' high parts fit 32 bits");
+#ifndef MS_CU_SEGW_WMIN
+#define MS_CU_SEGW_WMIN 16 /* -DMS_CU_SEGW_WARP: the fewest segments a chunk for the warps' own segments */
+#endif
 #define MS_CU_SEGW_MAX ((32768 + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= 32768 tokens) */
 #ifdef MS_CU_PB
 #error "-DMS_CU_PB writes chunk pairs: not combined with -DMS_CU_SEGW"
@@ -3181,9 +3184,11 @@ __device__ __forceinline__ int32_t ms_cu_segw_n(int32_t G, int32_t chunk) {
 __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
                                                   ms_cu_rowstat *st, uint32_t bound, int32_t t0, int32_t t1,
                                                   float xskip, int32_t nsc, unsigned long long *cand) {
+#ifndef MS_CU_SEGW_WARP
     __shared__ unsigned long long sa[MS_CU_SEGW_MAX], sb[MS_CU_SEGW_MAX];
     for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) sa[i] = 0, sb[i] = 0;
     __syncthreads();
+#endif
     auto tok = [&](int32_t t, float x, uint64_t &up, uint64_t &ups) {
         if (x < xskip) return;
         const float y = x / c.sl.temperature;
@@ -3202,6 +3207,61 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
     const unsigned FULLM = 0xffffffffu;
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+#ifdef MS_CU_SEGW_WARP
+    /* -DMS_CU_SEGW_WARP: each warp owns whole segments (segment js by warp js mod 8), two groups of 128 consecutive
+     * tokens a load step, and writes the segment's pair itself after one warp reduction a segment (no shared words,
+     * no barriers). A lane holds T / 32 masses <= 2^40 of a segment: the high parts' 32-lane sums < T 2^20 < 2^32. */
+    static_assert(MS_CU_SEGW_T <= 2048, "SEGW_WARP: a segment's high parts fit 32 bits");
+    if (vec && nsc >= MS_CU_SEGW_WMIN) { /* fewer segments than 2 a warp: the block-wide loop below (B=1: 2 a chunk) */
+        const int32_t tv = t0 + ((t1 - t0) & ~3), lane = (int32_t)(threadIdx.x & 31), nw = (int32_t)(blockDim.x >> 5);
+        unsigned long long *hm = a.hmass + (size_t)r * MS_CU_HB + 2 * (size_t)g * (size_t)nsc;
+        for (int32_t js = (int32_t)(threadIdx.x >> 5); js < nsc; js += nw) { /* warp-uniform */
+            const int32_t s0 = t0 + js * MS_CU_SEGW_T, s1 = min(t1, s0 + MS_CU_SEGW_T);
+            uint64_t up = 0, ups = 0;
+            for (int32_t q = s0; q < s1; q += 256) {
+                const int32_t t = q + 4 * lane;
+                float v[2][4];
+                uint32_t words[2];
+                ms_cu_load_groups<2>(c, t, 128, tv, v, words);
+#pragma unroll
+                for (int u = 0; u < 2; u++) {
+                    const int32_t tg = t + u * 128;
+                    if (tg < tv) {
+                        const uint32_t word = words[u];
+#pragma unroll
+                        for (int k = 0; k < 4; k++) {
+                            float x;
+                            if (c.win) {
+                                x = ms_cu_pen(c, v[u][k], tg + k);
+                            } else {
+                                x = ms__sanitize(v[u][k]);
+                                if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+                            }
+                            tok(tg + k, x, up, ups);
+                        }
+                    } else if (tg < s1) { /* the chunk's last 1-3 tokens (past its whole groups) */
+                        for (int k = 0; k < 4 && tg + k < s1; k++) tok(tg + k, ms_cu_x(c, tg + k), up, ups);
+                    }
+                }
+            }
+            const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
+            const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
+            uint32_t slo = 0, shi = 0;
+            if (c.floor) {
+                slo = __reduce_add_sync(FULLM, (uint32_t)ups & 0xfffffu);
+                shi = __reduce_add_sync(FULLM, (uint32_t)(ups >> 20));
+            }
+            if (lane == 0) {
+                hm[2 * js] = (unsigned long long)lo + ((unsigned long long)hi << 20);
+                hm[2 * js + 1] = (unsigned long long)slo + ((unsigned long long)shi << 20);
+            }
+        }
+        return;
+    }
+    __shared__ unsigned long long sa[MS_CU_SEGW_MAX], sb[MS_CU_SEGW_MAX];
+    for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) sa[i] = 0, sb[i] = 0;
+    __syncthreads();
+#endif
     int32_t ts = t0;
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
