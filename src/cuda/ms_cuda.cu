@@ -259,6 +259,15 @@
 #if !defined(MS_CU_NO_CARVE_OW) && !defined(MS_CU_CARVE_OW)
 #  define MS_CU_CARVE_OW 100
 #endif
+/* Round 23C (MS_CU_SEGW; docs/cuda.md, docs/decisions.md), on since its round: K3 stores a BAND row's (top-p alone on flat
+ * rows) mass above the bound's bucket per 512-token segment of its chunk, and K4 walks the one segment holding the target
+ * instead of the whole chunk (~19k tokens at B=64): ncu K4 46 -> 30 us at B=64, 104 -> 55 at B=256 (K3 +4 / +18). H200,
+ * V=151936 fp32, two calls of two runs: top-p flat B=1 / 16 / 64 / 256 0.6-0.7 / 2.5-2.7 / 10.3-10.5 / 29.7-30.5 us
+ * faster, peaked and the full setting level; all 16 CUDA tests on that binary
+ * (bench/results/cuda_h200_2026-12-01-round23c.md). Not with -DMS_CU_PB (chunk pairs). -DMS_CU_NO_SEGW builds without it. */
+#if !defined(MS_CU_NO_SEGW) && !defined(MS_CU_SEGW) && !defined(MS_CU_PB)
+#  define MS_CU_SEGW
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -3150,7 +3159,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 #endif
 
 #ifdef MS_CU_SEGW
-/* Round 23C (-DMS_CU_SEGW): K3 stores a BAND row's mass above the bucket per segment of MS_CU_SEGW_T tokens of its
+/* Round 23C (MS_CU_SEGW, on; -DMS_CU_NO_SEGW off): K3 stores a BAND row's mass above the bucket per segment of MS_CU_SEGW_T tokens of its
  * chunk (segment j of chunk g: tokens g chunk + j T .. + T, cut at the chunk's end), not per chunk, and K4 scans the
  * segments and walks one of them (ms_cu_k4_band) instead of a whole chunk (at B=64 ~19k tokens walked by one block).
  * The pairs (all, stop ids) of segment g nsc + j lie at hmass[2 (g nsc + j)], as the chunks' pairs did: free after
