@@ -4236,6 +4236,7 @@ __device__ uint32_t ms_cu_band_mass(const ms_cu_src &L, ms_cu_k4sh &S, uint32_t 
  * all, stop ids) plus its kept list tokens; a block scan over the chunks finds the one holding the
  * target floor(r M / 2^64) and ms_cu_draw_range walks that chunk in id order: the same token as the
  * walk over the row (integer sums). The floor: the stop ids' part of each chunk is known too.
+ * Round 23C (MS_CU_SEGW, on): the units are K3's 512-token segments of the chunks (ms_cu_segw_n), not the chunks.
  * scr: 2 MS_CU_HB words of shared scratch; the list's space is reused by the walk. */
 __device__ void ms_cu_k4_band(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                               ms_cu_k4sh &S, unsigned long long *list, int32_t n, const ms_cu_rowstat *st,

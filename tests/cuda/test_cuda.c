@@ -785,7 +785,8 @@ TEST(cuda_identity_top_p_alone) {
 }
 
 /* The BAND path (round 4): top-p alone (and with min_keep, the HF order's top-k, a top-k alone, min-p
- * 1e-4, the floor) on flat rows, where K2's threshold bucket is gathered and K4 draws chunk by chunk;
+ * 1e-4, the floor) on flat rows, where K2's threshold bucket is gathered and K4 draws chunk by chunk (since
+ * round 23C, MS_CU_SEGW, by 512-token segments of the chunks: every BAND row here takes them, dozens a chunk at B 99 / 256);
  * peaked rows (the list path) and tied rows (the bucket overflows: FULL) beside them. fp32 and bf16,
  * V 151936 / 262144, B 1 / 99 / 256 (1 to 5+ chunks a row: 149..5 blocks per row). The tokens must
  * equal the reference's, and K4's counters must show both BAND and FULL rows, so that the test fails
