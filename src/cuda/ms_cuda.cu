@@ -184,6 +184,27 @@
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
 #endif
+/* Round 23A (-DMS_CU_OR_FEW, off): the one-read path at B <= MS_CU_OR_FEWB (3), its rows in few large chunks. At small B
+ * the grid's ~1024-token chunks keep the host's rule (a.oneread) off, so K2's lite scan waits for K1's row max (K1 ~2.4 us,
+ * K2's PDL wait 1.3-1.9 us at B=1). With this switch those steps take the one-read path, and its rows (ms_cu_onread) use
+ * only the first a.Go blocks of the row's a.G, each over a chunk of about MS_CU_OR_FEWCHUNK tokens (ms_cu_k2_one); the
+ * row's other blocks return at once (after K2's PDL wait, as every block does), the grid and the other rows' chunks
+ * stay a.G's. Exact for any a.Go (round 13: the path's argument does not depend on the chunk). ms__cuda_orfew sets the
+ * chunk and the largest B at run time (measurements); the tests' ms__cuda_oneread threshold also bounds it. */
+#ifdef MS_CU_OR_FEW
+#  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_K2OWN)
+#    error "-DMS_CU_OR_FEW needs MS_CU_ONEREAD and MS_CU_OR_K2OWN (the defaults)"
+#  endif
+#  ifndef MS_CU_OR_FEWCHUNK
+#    define MS_CU_OR_FEWCHUNK 16384
+#  endif
+#  ifndef MS_CU_OR_FEWB
+#    define MS_CU_OR_FEWB 3
+#  endif
+#  define MS_CU_ORG(a) ((a).Go) /* the one-read rows' chunks a row */
+#else
+#  define MS_CU_ORG(a) ((a).G)
+#endif
 /* Round 20A (docs/cuda.md, docs/decisions.md): MS_CU_OR_WSTAGE, on since the fifteenth session's final call
  * (-DMS_CU_NO_OR_WSTAGE builds without it): the one-read pass stages a step's passing tokens one a lane per round of a
  * warp loop (exact; full setting V=151936 fp32 flat B=52..256 0.3-3.4 us faster, peaked level, bf16 peaked B=128 +0.4;
@@ -1116,6 +1137,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_WARM
     int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
+#ifdef MS_CU_OR_FEW
+    int32_t Go;                     /* round 23A: the one-read rows' chunks a row (a.G but in the few-chunk steps) */
+#endif
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
@@ -1144,7 +1168,7 @@ __device__ __forceinline__ bool ms_cu_onread(const ms_cu_args &a, const void *ro
     const int32_t kk = ms_cu_lite_k(c, f);
     const uintptr_t rb = (uintptr_t)row; /* the row's start, a.logits + r stride elem */
     return a.oneread && kk > 0 && !c.sl.top_p_first && !(c.sl.temperature < MS_GREEDY_TEMPERATURE) &&
-           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)a.G * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND &&
+           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)MS_CU_ORG(a) * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND &&
            (rb & (4 * a.elem - 1)) == 0;
 }
 #endif
@@ -2383,7 +2407,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
     __syncthreads();
-    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
 #ifdef MS_CU_OR_CNT1
     /* Round 18A (-DMS_CU_OR_CNT1): the tests' flag loaded before the pass and used after it (as round 16B's K2 tail):
@@ -2606,6 +2630,9 @@ __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, i
     c.filters = a.apply_filters;
     c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
     if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false; /* not one-read (greedy rows included) */
+#ifdef MS_CU_OR_FEW
+    if (g >= a.Go) return true; /* round 23A: no chunk for this block (the caller waits, as on every path) */
+#endif
     c.row = row;
     c.dtype = a.dtype;
     c.greedy = false; /* ms_cu_onread: T >= MS_GREEDY_TEMPERATURE */
@@ -5716,6 +5743,10 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
+#ifdef MS_CU_OR_FEW
+static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
+static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
+#endif
 /* Round 15A: K2's scans through the cp.async ring (ms_cu_ring) only in steps whose K1..K3 grid exceeds one wave
  * (n G > MS_CU_K2_MINB blocks per multiprocessor): measured on the H200 (full setting, V=151936), the ring gained
  * 5.8-10.5 us a step at fp32 B=128 and 256 and 6.7-24.5 at bf16 B=128 and 256 (640 and 1280 blocks), and lost
@@ -5871,6 +5902,20 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         a.oneread = chunk >= ms_cu_or_min &&
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
 #endif
+#ifdef MS_CU_OR_FEW
+        /* Round 23A: at B <= ms_cu_orfew_b the one-read rows take a.Go chunks of about ms_cu_orfew_chunk tokens (from B
+         * and V alone: capturable), when that is fewer than a.G and the chunk reaches the path's threshold (the tests'
+         * ms__cuda_oneread: INT32_MAX keeps it off, 0 or 8192 on) */
+        a.Go = a.G;
+        if (n <= ms_cu_orfew_b && ms_cu_orfew_chunk > 0) {
+            const int32_t go = (int32_t)(((int64_t)V + ms_cu_orfew_chunk - 1) / ms_cu_orfew_chunk);
+            const int32_t ochunk = ((V + go - 1) / go + 7) & ~7;
+            if (go < a.G && ochunk >= ms_cu_or_min) {
+                a.Go = go;
+                a.oneread = 1;
+            }
+        }
+#endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
@@ -5878,6 +5923,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#endif
+#if defined(MS_CU_OR_FEW) && defined(MS_CU_K4_WARM)
+    /* round 23A: a few-chunk step's K2 blocks but n a.Go return at once, so K4's blocks find free multiprocessors early */
+    if (a.Go != a.G && ms_cu_orfew_warm) a.k4warm = 1;
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
@@ -6314,6 +6363,23 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
     (void)minchunk;
     if (out)
         for (int i = 0; i < 5; i++) out[i] = 0;
+    return 0;
+#endif
+}
+
+/* Round 23A's knobs (measurements): the few-chunk one-read steps' chunk (tokens; 0: off; -1: MS_CU_OR_FEWCHUNK), their
+ * largest B (-1: MS_CU_OR_FEWB) and K4's warm-up pass in them (0: only as the default's rule; -1 or 1: in all). Returns 1
+ * when built with -DMS_CU_OR_FEW, else 0. */
+extern "C" int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm) {
+#ifdef MS_CU_OR_FEW
+    ms_cu_orfew_chunk = chunk < 0 ? MS_CU_OR_FEWCHUNK : chunk;
+    ms_cu_orfew_b = maxb < 0 ? MS_CU_OR_FEWB : maxb;
+    ms_cu_orfew_warm = warm < 0 ? 1 : warm;
+    return 1;
+#else
+    (void)chunk;
+    (void)maxb;
+    (void)warm;
     return 0;
 #endif
 }
