@@ -67,6 +67,19 @@
 #if !defined(MS_CU_NO_K4_WARM) && !defined(MS_CU_K4_WARM)
 #  define MS_CU_K4_WARM
 #endif
+/* Round 21C's own warm-up kernel, on since round 23A (docs/cuda.md, docs/decisions.md): in the warm-up steps (a.k4warm:
+ * B=1 at V=151936 on the H200) K4 is ms_cu_k4w, whose dry pass runs the list and the finish's phases in groups of warps
+ * at once (MS_CU_K4_PWOWN, with round 21C's MS_CU_K4_PWARM code), and K3 is ms_cu_k3<true> (round 20C's B0LATE:
+ * MS_CU_K3W_B0LATE); the other steps run the kernels as before. H200, full setting V=151936, B=1: fp32 flat -0.16 /
+ * -0.23 us, peaked -0.83 / -0.35, bf16 flat -0.29 / -0.48, peaked -0.93 / -0.58 (two runs; the sixteenth session's final
+ * call: -0.33 / -0.66 fp32); the same kernels as before at B >= 2. Racecheck clean since 4b390a3's mend (round 23A's
+ * call). -DMS_CU_NO_K4_PWOWN and -DMS_CU_NO_K3W_B0LATE build without them. */
+#if !defined(MS_CU_NO_K4_PWOWN) && !defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+#  define MS_CU_K4_PWOWN
+#endif
+#if !defined(MS_CU_NO_K3W_B0LATE) && !defined(MS_CU_K3W_B0LATE) && defined(MS_CU_K4_WARM)
+#  define MS_CU_K3W_B0LATE
+#endif
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
@@ -3108,7 +3121,7 @@ __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_
 
 #ifdef MS_CU_K3_KERNEL
 /* B0L: round 20C's -DMS_CU_K3_B0LATE (below) in this instantiation. The step's K3 is ms_cu_k3<MS_CU_K3_B0>; with
- * -DMS_CU_K3W_B0LATE (after round 21C; built, not run) the warm-up steps (a.k4warm: B <= 3 at V=151936), where K3's
+ * MS_CU_K3W_B0LATE (after round 21C; on since round 23A, -DMS_CU_NO_K3W_B0LATE: off) the warm-up steps (a.k4warm: B <= 3 at V=151936), where K3's
  * completion gates K4's wait once round 21C's grouped pass is on, run ms_cu_k3<true> and the other steps the default's
  * (round 21C measured B0LATE in every step: B=1 0.1-0.3 us faster with the grouped pass, B=4 ~0.1 and peaked B=16 / 32
  * up to 0.3 slower). */
@@ -4302,7 +4315,7 @@ static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
  * orders all of the dry groups' shared-memory writes before the real pass, which reads nothing the dry one wrote
  * without writing it first. The one-read kernels (ms_cu_k4<true>, K4L, K4R) instantiate WP false: their code is the
  * default's. */
-/* -DMS_CU_K4_PWOWN (after round 21C's calls; built, not run): the grouped pass only in a kernel of its own, ms_cu_k4w
+/* MS_CU_K4_PWOWN (after round 21C's calls; on since round 23A, -DMS_CU_NO_K4_PWOWN: off): the grouped pass only in a kernel of its own, ms_cu_k4w
  * (ms_cu_k4_row<false, true>), launched instead of ms_cu_k4<false> in the warm-up steps (a.k4warm: B <= 3 at V=151936),
  * so that ms_cu_k4<false>, which the other lite steps (B=4..51) run, keeps the default's code: measured with the pass in
  * ms_cu_k4<false> itself (-DMS_CU_K4_PWARM), B=4 was 0.1-0.4 us slower in every run, where only that code differs. */
