@@ -168,7 +168,7 @@ int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us);
 int32_t ms__cuda_minchunk(int32_t c);
 int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
 /* MS_BENCH_ORFEW=chunk[,maxb[,warm]] (round 23A): the few-chunk one-read steps' chunk, largest B and K4's warm-up
- * there (ms__cuda_orfew; builds with -DMS_CU_OR_FEW only) */
+ * there (ms__cuda_orfew; a no-op in builds without -DMS_CU_OR_FEW) */
 int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
