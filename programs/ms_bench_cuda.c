@@ -167,6 +167,9 @@ int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned long long smlo
 int ms__cuda_chain(int32_t n, int32_t V, int nk, int pdl, float *us);
 int32_t ms__cuda_minchunk(int32_t c);
 int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
+/* MS_BENCH_ORFEW=chunk[,maxb[,warm]] (round 23A): the few-chunk one-read steps' chunk, largest B and K4's warm-up
+ * there (ms__cuda_orfew; a no-op in builds without -DMS_CU_OR_FEW) */
+int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
     float us[6] = {0}, nok0 = 0;
@@ -268,6 +271,10 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
 #ifdef MS_BENCH_CUDA_STANDALONE
     if (getenv("MS_BENCH_MINCHUNK")) ms__cuda_minchunk((int32_t)atoi(getenv("MS_BENCH_MINCHUNK")));
     if (getenv("MS_BENCH_ORMIN")) (void)ms__cuda_oneread((int32_t)atoi(getenv("MS_BENCH_ORMIN")), NULL);
+    if (getenv("MS_BENCH_ORFEW")) {
+        const char *e = getenv("MS_BENCH_ORFEW"), *cm = strchr(e, ','), *cw = cm ? strchr(cm + 1, ',') : NULL;
+        (void)ms__cuda_orfew((int32_t)atoi(e), cm ? (int32_t)atoi(cm + 1) : -1, cw ? (int32_t)atoi(cw + 1) : -1);
+    }
 #endif
     ms_spec spec = ms_spec_default();
     spec.resource_key = "bench";

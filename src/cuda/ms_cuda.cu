@@ -67,6 +67,19 @@
 #if !defined(MS_CU_NO_K4_WARM) && !defined(MS_CU_K4_WARM)
 #  define MS_CU_K4_WARM
 #endif
+/* Round 21C's own warm-up kernel, on since round 23A (docs/cuda.md, docs/decisions.md): in the warm-up steps (a.k4warm:
+ * B=1 at V=151936 on the H200) K4 is ms_cu_k4w, whose dry pass runs the list and the finish's phases in groups of warps
+ * at once (MS_CU_K4_PWOWN, with round 21C's MS_CU_K4_PWARM code), and K3 is ms_cu_k3<true> (round 20C's B0LATE:
+ * MS_CU_K3W_B0LATE); the other steps run the kernels as before. H200, full setting V=151936, B=1: fp32 flat -0.16 /
+ * -0.23 us, peaked -0.83 / -0.35, bf16 flat -0.29 / -0.48, peaked -0.93 / -0.58 (two runs; the sixteenth session's final
+ * call: -0.33 / -0.66 fp32); the same kernels as before at B >= 2. Racecheck clean since 4b390a3's mend (round 23A's
+ * call). -DMS_CU_NO_K4_PWOWN and -DMS_CU_NO_K3W_B0LATE build without them. */
+#if !defined(MS_CU_NO_K4_PWOWN) && !defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
+#  define MS_CU_K4_PWOWN
+#endif
+#if !defined(MS_CU_NO_K3W_B0LATE) && !defined(MS_CU_K3W_B0LATE) && defined(MS_CU_K4_WARM)
+#  define MS_CU_K3W_B0LATE
+#endif
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
@@ -183,6 +196,27 @@
  * builds without it. */
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
+#endif
+/* Round 23A (-DMS_CU_OR_FEW, off): the one-read path at B <= MS_CU_OR_FEWB (3), its rows in few large chunks. At small B
+ * the grid's ~1024-token chunks keep the host's rule (a.oneread) off, so K2's lite scan waits for K1's row max (K1 ~2.4 us,
+ * K2's PDL wait 1.3-1.9 us at B=1). With this switch those steps take the one-read path, and its rows (ms_cu_onread) use
+ * only the first a.Go blocks of the row's a.G, each over a chunk of about MS_CU_OR_FEWCHUNK tokens (ms_cu_k2_one); the
+ * row's other blocks return at once (after K2's PDL wait, as every block does), the grid and the other rows' chunks
+ * stay a.G's. Exact for any a.Go (round 13: the path's argument does not depend on the chunk). ms__cuda_orfew sets the
+ * chunk and the largest B at run time (measurements); the tests' ms__cuda_oneread threshold also bounds it. */
+#ifdef MS_CU_OR_FEW
+#  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_K2OWN)
+#    error "-DMS_CU_OR_FEW needs MS_CU_ONEREAD and MS_CU_OR_K2OWN (the defaults)"
+#  endif
+#  ifndef MS_CU_OR_FEWCHUNK
+#    define MS_CU_OR_FEWCHUNK 16384
+#  endif
+#  ifndef MS_CU_OR_FEWB
+#    define MS_CU_OR_FEWB 3
+#  endif
+#  define MS_CU_ORG(a) ((a).Go) /* the one-read rows' chunks a row */
+#else
+#  define MS_CU_ORG(a) ((a).G)
 #endif
 /* Round 20A (docs/cuda.md, docs/decisions.md): MS_CU_OR_WSTAGE, on since the fifteenth session's final call
  * (-DMS_CU_NO_OR_WSTAGE builds without it): the one-read pass stages a step's passing tokens one a lane per round of a
@@ -1125,6 +1159,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_WARM
     int32_t k4warm;                 /* round 16B: K4's warm-up pass in this step (ms_cu_launch) */
 #endif
+#ifdef MS_CU_OR_FEW
+    int32_t Go;                     /* round 23A: the one-read rows' chunks a row (a.G but in the few-chunk steps) */
+#endif
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
@@ -1153,7 +1190,7 @@ __device__ __forceinline__ bool ms_cu_onread(const ms_cu_args &a, const void *ro
     const int32_t kk = ms_cu_lite_k(c, f);
     const uintptr_t rb = (uintptr_t)row; /* the row's start, a.logits + r stride elem */
     return a.oneread && kk > 0 && !c.sl.top_p_first && !(c.sl.temperature < MS_GREEDY_TEMPERATURE) &&
-           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)a.G * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND &&
+           !(c.sl.rep != 1.0f && c.sl.window > 0) && (int64_t)MS_CU_ORG(a) * (int64_t)(kk + kk / 8 + 8) <= (int64_t)MS_CU_CAND &&
            (rb & (4 * a.elem - 1)) == 0;
 }
 #endif
@@ -2392,7 +2429,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
     __syncthreads();
-    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
+    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
 #ifdef MS_CU_OR_CNT1
     /* Round 18A (-DMS_CU_OR_CNT1): the tests' flag loaded before the pass and used after it (as round 16B's K2 tail):
@@ -2615,6 +2652,9 @@ __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, i
     c.filters = a.apply_filters;
     c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
     if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false; /* not one-read (greedy rows included) */
+#ifdef MS_CU_OR_FEW
+    if (g >= a.Go) return true; /* round 23A: no chunk for this block (the caller waits, as on every path) */
+#endif
     c.row = row;
     c.dtype = a.dtype;
     c.greedy = false; /* ms_cu_onread: T >= MS_GREEDY_TEMPERATURE */
@@ -3090,7 +3130,7 @@ __device__ void ms_cu_k3_pb(const ms_cu_args &a, int32_t r, int32_t g, const ms_
 
 #ifdef MS_CU_K3_KERNEL
 /* B0L: round 20C's -DMS_CU_K3_B0LATE (below) in this instantiation. The step's K3 is ms_cu_k3<MS_CU_K3_B0>; with
- * -DMS_CU_K3W_B0LATE (after round 21C; built, not run) the warm-up steps (a.k4warm: B <= 3 at V=151936), where K3's
+ * MS_CU_K3W_B0LATE (after round 21C; on since round 23A, -DMS_CU_NO_K3W_B0LATE: off) the warm-up steps (a.k4warm: B <= 3 at V=151936), where K3's
  * completion gates K4's wait once round 21C's grouped pass is on, run ms_cu_k3<true> and the other steps the default's
  * (round 21C measured B0LATE in every step: B=1 0.1-0.3 us faster with the grouped pass, B=4 ~0.1 and peaked B=16 / 32
  * up to 0.3 slower). */
@@ -4520,7 +4560,7 @@ static_assert(MS_CU_T4 == 8 * MS_CU_WARP_N, "8 threads a candidate");
  * orders all of the dry groups' shared-memory writes before the real pass, which reads nothing the dry one wrote
  * without writing it first. The one-read kernels (ms_cu_k4<true>, K4L, K4R) instantiate WP false: their code is the
  * default's. */
-/* -DMS_CU_K4_PWOWN (after round 21C's calls; built, not run): the grouped pass only in a kernel of its own, ms_cu_k4w
+/* MS_CU_K4_PWOWN (after round 21C's calls; on since round 23A, -DMS_CU_NO_K4_PWOWN: off): the grouped pass only in a kernel of its own, ms_cu_k4w
  * (ms_cu_k4_row<false, true>), launched instead of ms_cu_k4<false> in the warm-up steps (a.k4warm: B <= 3 at V=151936),
  * so that ms_cu_k4<false>, which the other lite steps (B=4..51) run, keeps the default's code: measured with the pass in
  * ms_cu_k4<false> itself (-DMS_CU_K4_PWARM), B=4 was 0.1-0.4 us slower in every run, where only that code differs. */
@@ -5961,6 +6001,10 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
+#ifdef MS_CU_OR_FEW
+static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
+static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
+#endif
 /* Round 15A: K2's scans through the cp.async ring (ms_cu_ring) only in steps whose K1..K3 grid exceeds one wave
  * (n G > MS_CU_K2_MINB blocks per multiprocessor): measured on the H200 (full setting, V=151936), the ring gained
  * 5.8-10.5 us a step at fp32 B=128 and 256 and 6.7-24.5 at bf16 B=128 and 256 (640 and 1280 blocks), and lost
@@ -6116,6 +6160,20 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         a.oneread = chunk >= ms_cu_or_min &&
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
 #endif
+#ifdef MS_CU_OR_FEW
+        /* Round 23A: at B <= ms_cu_orfew_b the one-read rows take a.Go chunks of about ms_cu_orfew_chunk tokens (from B
+         * and V alone: capturable), when that is fewer than a.G and the chunk reaches the path's threshold (the tests'
+         * ms__cuda_oneread: INT32_MAX keeps it off, 0 or 8192 on) */
+        a.Go = a.G;
+        if (n <= ms_cu_orfew_b && ms_cu_orfew_chunk > 0) {
+            const int32_t go = (int32_t)(((int64_t)V + ms_cu_orfew_chunk - 1) / ms_cu_orfew_chunk);
+            const int32_t ochunk = ((V + go - 1) / go + 7) & ~7;
+            if (go < a.G && ochunk >= ms_cu_or_min) {
+                a.Go = go;
+                a.oneread = 1;
+            }
+        }
+#endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
@@ -6123,6 +6181,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#endif
+#if defined(MS_CU_OR_FEW) && defined(MS_CU_K4_WARM)
+    /* round 23A: a few-chunk step's K2 blocks but n a.Go return at once, so K4's blocks find free multiprocessors early */
+    if (a.Go != a.G && ms_cu_orfew_warm) a.k4warm = 1;
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
@@ -6559,6 +6621,23 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
     (void)minchunk;
     if (out)
         for (int i = 0; i < 5; i++) out[i] = 0;
+    return 0;
+#endif
+}
+
+/* Round 23A's knobs (measurements): the few-chunk one-read steps' chunk (tokens; 0: off; -1: MS_CU_OR_FEWCHUNK), their
+ * largest B (-1: MS_CU_OR_FEWB) and K4's warm-up pass in them (0: only as the default's rule; -1 or 1: in all). Returns 1
+ * when built with -DMS_CU_OR_FEW, else 0. */
+extern "C" int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm) {
+#ifdef MS_CU_OR_FEW
+    ms_cu_orfew_chunk = chunk < 0 ? MS_CU_OR_FEWCHUNK : chunk;
+    ms_cu_orfew_b = maxb < 0 ? MS_CU_OR_FEWB : maxb;
+    ms_cu_orfew_warm = warm < 0 ? 1 : warm;
+    return 1;
+#else
+    (void)chunk;
+    (void)maxb;
+    (void)warm;
     return 0;
 #endif
 }

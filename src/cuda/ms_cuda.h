@@ -64,6 +64,10 @@ int ms__cuda_k2_rows(uint64_t out[4]);
  * top-k' cut fired, out[4]. Returns 1 when the path is built,
  * 0 when not (out zeroed, nothing done), MS_ECUDA on a CUDA error (waits for the device). */
 int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
+/* Measurements (round 23A, -DMS_CU_OR_FEW): the few-chunk one-read steps' chunk in tokens (0: off; -1: the default,
+ * MS_CU_OR_FEWCHUNK), their largest B (-1: MS_CU_OR_FEWB) and K4's warm-up pass in them (0: as the default's rule; -1 or
+ * 1: in all); read at launch, on the host. Returns 1 when built with the switch, else 0 (nothing done). */
+int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
 /* Tests only (round 15A): K2's scans through the cp.async ring: mode -1 the host's rule (grids past one wave), 0 off,
  * 1 on in every step, -2 unchanged. With out (not NULL), counted since the process started once a counter hook was
  * called: K2 blocks whose scan ran through it, lite out[0] and one-read out[1]. Returns 1 when the ring is built,
