@@ -5878,6 +5878,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
+#  if defined(MS_CU_K4_WARM_OR) && defined(MS_CU_ONEREAD)
+    /* Round 23B (-DMS_CU_K4_WARM_OR; docs/cuda.md): the warm-up pass in the one-read steps whose K4 is ms_cu_k4<true> in
+     * one wave (no K4L/K4R: B = 52..132 at fp32 V=151936), where K4's blocks enter ~3 us before their wait (peaked B=64)
+     * and the tail after the wait runs cold code. Host only: every K4 instantiation already holds the pass. */
+    if (a.oneread && (int64_t)n <= (int64_t)st->sm_count) a.k4warm = 1;
+#  endif
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
