@@ -4761,7 +4761,11 @@ __device__ __forceinline__ const uint32_t *ms_cu_k4_hrow(const ms_cu_args &a, in
  * switch the one-read kernels call the radix trim and ms_cu_k4_cand out of line (__noinline__ copies below: the same
  * code on the same values, the shared scratch S through a pointer), and every K4 kernel runs its whole-row path as
  * an out-of-line function with its own static ms_cu_k4sh (ms_cu_k4_whole, below ms_cu_k4_row): the lean path, its
- * finish and the exit follow one another. Exact: a call instead of inlined code, nothing else. */
+ * finish and the exit follow one another. Exact: a call instead of inlined code, nothing else. Measured (H200, round
+ * 23B; not validated, no tests run): ncu at peaked B=64 puts K4<true>'s no-instruction stall at 5.58 of 17.80 cycles an
+ * instruction in the default and 1.26 with the switch, but K4's duration (serialised, 6.6 us) and the full setting's
+ * step are level (-0.38..+0.32 us at B=1..256), and top-p alone is 0.7-17 us slower (ms_cu_k4_whole spills 240 bytes):
+ * off. The tail waits for its slowest warp's loads and phases, not for code. */
 #if defined(MS_CU_K4_HOT) && !defined(MS_CU_K4_ZERO)
 #  error "-DMS_CU_K4_HOT needs MS_CU_K4_ZERO"
 #endif
@@ -5927,12 +5931,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
 #ifdef MS_CU_K4_WARM
     a.k4warm = (int64_t)blocks <= 2 * (int64_t)st->sm_count;
-#  if defined(MS_CU_K4_WARM_OR) && defined(MS_CU_ONEREAD)
-    /* Round 23B (-DMS_CU_K4_WARM_OR; docs/cuda.md): the warm-up pass in the one-read steps whose K4 is ms_cu_k4<true> in
-     * one wave (no K4L/K4R: B = 52..132 at fp32 V=151936), where K4's blocks enter ~3 us before their wait (peaked B=64)
-     * and the tail after the wait runs cold code. Host only: every K4 instantiation already holds the pass. */
-    if (a.oneread && (int64_t)n <= (int64_t)st->sm_count) a.k4warm = 1;
-#  endif
 #endif
     void (*k1)(ms_cu_args) = ms_cu_k1<false>;
     void (*k2)(ms_cu_args) = ms_cu_k2<false, false>;
