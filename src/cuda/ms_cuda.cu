@@ -5038,6 +5038,32 @@ __device__ __forceinline__ const uint32_t *ms_cu_k4_hrow(const ms_cu_args &a, in
     return a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #endif
 }
+/* Round 23B (-DMS_CU_K4_HOT, with MS_CU_K4_ZERO; docs/cuda.md): K4's lean path in one stretch of code. In the default's
+ * sm_90 SASS of ms_cu_k4<true> (~97,700 instructions, ~1.5 MB) the lean path after the PDL wait runs 0x0-0x2a60 (set-up,
+ * list), jumps over the radix trim and the block finish of long lists (~43 KB, rare in the one-read steps) to
+ * ms_cu_k4_fin_blk (0xe1f0-0x10820), then over the whole-row paths (~1.3 MB) to the block's exit at 0x1549b0 (the
+ * second wait, the barrier, the stats' zeroing): each jump lands on code no fetch brought in this step. With the
+ * switch the one-read kernels call the radix trim and ms_cu_k4_cand out of line (__noinline__ copies below: the same
+ * code on the same values, the shared scratch S through a pointer), and every K4 kernel runs its whole-row path as
+ * an out-of-line function with its own static ms_cu_k4sh (ms_cu_k4_whole, below ms_cu_k4_row): the lean path, its
+ * finish and the exit follow one another. Exact: a call instead of inlined code, nothing else. Measured (H200, round
+ * 23B; not validated, no tests run): ncu at peaked B=64 puts K4<true>'s no-instruction stall at 5.58 of 17.80 cycles an
+ * instruction in the default and 1.26 with the switch, but K4's duration (serialised, 6.6 us) and the full setting's
+ * step are level (-0.38..+0.32 us at B=1..256), and top-p alone is 0.7-17 us slower (ms_cu_k4_whole spills 240 bytes):
+ * off. The tail waits for its slowest warp's loads and phases, not for code. */
+#if defined(MS_CU_K4_HOT) && !defined(MS_CU_K4_ZERO)
+#  error "-DMS_CU_K4_HOT needs MS_CU_K4_ZERO"
+#endif
+#ifdef MS_CU_K4_HOT
+template <int ST, bool EARLY, bool RANK, int CAP>
+__device__ __noinline__ int32_t ms_cu_k4_trim_ool(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh *S) {
+    return ms_cu_k4_trim<ST, EARLY, RANK, CAP>(cand_sh, n, kk, *S);
+}
+__device__ __noinline__ void ms_cu_k4_cand_ool(const ms_cu_args a, int32_t r, const ms_cu_row c, const ms_cu_filt f,
+                                               ms_cu_k4sh *S, unsigned long long *cand, int32_t n, uint64_t m0) {
+    ms_cu_k4_cand(a, r, c, f, *S, cand, n, m0);
+}
+#endif
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
  * candidates loaded by one warp) and faster on peaked ones (B=64 49.2 -> 44.9): what K4 costs at small B is
@@ -5254,6 +5280,17 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         }
     }
 #endif
+#ifdef MS_CU_K4_HOT
+    if (OR && trim) /* round 23B: out of line in the one-read kernels */
+        n = ms_cu_k4_trim_ool<
+#  ifdef MS_CU_STAMPS
+                              1
+#  else
+                              0
+#  endif
+                              , MS_CU_KTH_EARLY && MS_CU_TSEL(OR), MS_CU_RANK(OR), CAP>(cand_sh, n, kk, &S);
+    else
+#endif
     if (trim) n = ms_cu_k4_trim<
 #ifdef MS_CU_STAMPS
                                 1
@@ -5291,6 +5328,10 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (CAP < MS_CU_CAND) return false; /* round 20B's K4L: nothing written yet; K4R serves the row (ms_cu_k4_cand's room) */
     if (dry) return true; /* never: the fake row lists 64 */
+#ifdef MS_CU_K4_HOT
+    if (OR) ms_cu_k4_cand_ool(a, r, c, f, &S, cand_sh, n, st->m0); /* round 23B: out of line in the one-read kernels */
+    else
+#endif
     ms_cu_k4_cand(a, r, c, f, S, cand_sh, n, st->m0);
     ms_cu_stamp(12);
     return true;
@@ -5313,6 +5354,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
 template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
+#ifdef MS_CU_K4_HOT
+template <bool OR> __device__ __noinline__ void ms_cu_k4_whole(const ms_cu_args a, const int32_t r); /* round 23B */
+#endif
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
@@ -5408,6 +5452,15 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #endif
         }
     }
+#ifdef MS_CU_K4_HOT
+    /* Round 23B (above ms_cu_k4_lean): the rest of ms_cu_k4_row is the body of ms_cu_k4_whole, out of line, with its
+     * own static ms_cu_k4sh S (the lean path's S is not read there: every path below writes what it reads) */
+    ms_cu_k4_whole<OR>(a, r);
+}
+template <bool OR> __device__ __noinline__ void ms_cu_k4_whole(const ms_cu_args a, const int32_t r) {
+    extern __shared__ unsigned long long ms_cu_cand_sh[];
+    __shared__ ms_cu_k4sh S;
+#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) {
         if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
