@@ -393,6 +393,9 @@ typedef struct ms_cu_state {
 /* ---- small device helpers ------------------------------------------------------------------ */
 
 template <int M> struct ms_cu_hmode { static constexpr int v = M; }; /* round 17A: K2's histogram pass's copy, chosen at compile time */
+#ifndef MS_CU_K2_HLEAN_NG /* round 24D: groups of 4 loads in flight a thread in -DMS_CU_K2_HLEAN's copy */
+#  define MS_CU_K2_HLEAN_NG MS_CU_K2_NG
+#endif
 #ifndef MS_CU_K2_HSPLIT_MPNG /* round 17A: groups in flight a thread in the min-p rows' copy of K2's histogram pass */
 #  define MS_CU_K2_HSPLIT_MPNG MS_CU_K2_NG
 #endif
@@ -2934,6 +2937,49 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         });
     };
 #ifdef MS_CU_K2_HSPLIT
+#  ifdef MS_CU_K2_HLEAN
+    /* Round 24D (-DMS_CU_K2_HLEAN, off): a third copy for the rows that need nothing but the key and the mass of each
+     * token (top-p alone): no min-p (split), no penalty (the x is the sanitized raw value: no seen-set word or window
+     * test a token), no +inf row (w = ms__exp(y - m)). Per token the same operations as hpass<2> with those flags
+     * false (ms_cu_from_y_pre -> ms_cu_from_y: key, ms__exp, ms__mass; s0 true; c.xcut is -inf without min-p), so
+     * the same counts and the same three 32-bit parts per bucket: exact by construction. Chosen once a block. */
+    if (split && !c.pres && !c.win && !c.inf_row) {
+        const float T = c.sl.temperature, m = c.m;
+        auto tok = [&](float x) {
+            const float y = x / T;
+            const uint32_t b = ms_cu_key(y) >> (32 - MS_CU_HBITS);
+            atomicAdd(&scnt[b], 1u);
+            const uint64_t q = ms__mass(ms__exp(y - m));
+            if (q) {
+                atomicAdd(&slo[b], (uint32_t)q & 0xffffu);
+                atomicAdd(&smid[b], (uint32_t)(q >> 16) & 0xffffu);
+                atomicAdd(&shi[b], (uint32_t)(q >> 32));
+            }
+        };
+        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+        const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+        int32_t ts = t0;
+        if (vec) {
+            constexpr int NG = MS_CU_K2_HLEAN_NG;
+            const int32_t step = (int32_t)blockDim.x * 4;
+            const int32_t tv = t0 + ((t1 - t0) & ~3);
+            for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
+                float v[NG][4];
+#pragma unroll
+                for (int u = 0; u < NG; u++)
+                    if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+#pragma unroll
+                for (int u = 0; u < NG; u++)
+                    if (t + u * step < tv) {
+#pragma unroll
+                        for (int k = 0; k < 4; k++) tok(ms__sanitize(v[u][k]));
+                    }
+            }
+            ts = tv;
+        }
+        for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) tok(ms__sanitize(ms_cu_load(c.row, c.dtype, t)));
+    } else
+#  endif
     if (split) hpass(ms_cu_hmode<2>());
     else hpass(ms_cu_hmode<1>());
 #else
@@ -3310,6 +3356,76 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
     __shared__ unsigned long long sa[MS_CU_SEGW_MAX], sb[MS_CU_SEGW_MAX];
     for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) sa[i] = 0, sb[i] = 0;
     __syncthreads();
+#endif
+#ifdef MS_CU_K3_SLEAN
+    /* Round 24D (-DMS_CU_K3_SLEAN, off): rows that need only each token's key and mass (top-p alone: no penalty, no
+     * min-p, no +inf row, no floor) take a copy of the loop below without the per-token tests of those (the same
+     * operations otherwise: ms_cu_from_y_pre -> ms_cu_from_y gives key, ms__exp(y - m), ms__mass and s0 true; ups
+     * stays 0, so sb stays 0), and the exp only for tokens above the bucket. A segment's sum goes to shared memory
+     * as two native 32-bit atomics (its 20-bit low and 22-bit high halves' warp sums, sa's words 2j and 2j + 1)
+     * instead of a 64-bit add (a compare-and-swap loop, four warps on one segment a block step). Bounds: a lane's
+     * up <= 4 2^40, so a group's low sum < 2^25 and high sum <= 2^27; a segment has T / 128 groups (and at most 3
+     * tail tokens, each < 2^20 / <= 2^20): < 2^32 for T <= 4096. lo + (hi << 20) is the segment's integer sum. */
+    static_assert(MS_CU_SEGW_T <= 4096, "K3_SLEAN: a segment's 32-bit halves do not overflow");
+    if (vec && !c.pres && !c.win && !c.minp_on && !c.inf_row && !c.floor) {
+        const float T = c.sl.temperature, m = c.m;
+        uint32_t *s32 = (uint32_t *)sa; /* zeroed above: nsc pairs of 32-bit words */
+        auto ltok = [&](int32_t t, float x, uint64_t &up) {
+            if (x < xskip) return;
+            const float y = x / T;
+            const uint32_t key = ms_cu_key(y);
+            const uint32_t b = key >> (32 - MS_CU_HBITS);
+            if (b < bound) return;
+            if (b > bound) {
+                up += ms__mass(ms__exp(y - m));
+                return;
+            }
+            uint32_t i = atomicAdd(&st->cand_n, 1u);
+            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)key << 32) | (uint32_t)t;
+        };
+        const int32_t step = (int32_t)blockDim.x * 4;
+        const int32_t tv = t0 + ((t1 - t0) & ~3);
+        const int32_t wl = (int32_t)(threadIdx.x & ~31u);
+        for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += 2 * step, tb += 2 * step) {
+            float v[2][4];
+#pragma unroll
+            for (int u = 0; u < 2; u++)
+                if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+#pragma unroll
+            for (int u = 0; u < 2; u++) {
+                const int32_t tg = t + u * step, tgb = tb + u * step;
+                if (tgb >= tv) break; /* warp-uniform */
+                uint64_t up = 0;
+                if (tg < tv) {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) ltok(tg + k, ms__sanitize(v[u][k]), up);
+                }
+                const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
+                const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
+                const int32_t j = (tgb - t0) / MS_CU_SEGW_T;
+                if ((threadIdx.x & 31) == 0 && (lo | hi)) {
+                    atomicAdd(&s32[2 * j], lo);
+                    atomicAdd(&s32[2 * j + 1], hi);
+                }
+            }
+        }
+        for (int32_t t = tv + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
+            uint64_t up = 0;
+            ltok(t, ms__sanitize(ms_cu_load(c.row, c.dtype, t)), up);
+            const int32_t j = (t - t0) / MS_CU_SEGW_T;
+            if (up) {
+                atomicAdd(&s32[2 * j], (uint32_t)up & 0xfffffu);
+                atomicAdd(&s32[2 * j + 1], (uint32_t)(up >> 20));
+            }
+        }
+        __syncthreads();
+        unsigned long long *hm = a.hmass + (size_t)r * MS_CU_HB + 2 * (size_t)g * (size_t)nsc;
+        for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) {
+            hm[2 * i] = (unsigned long long)s32[2 * i] + ((unsigned long long)s32[2 * i + 1] << 20);
+            hm[2 * i + 1] = 0;
+        }
+        return;
+    }
 #endif
     int32_t ts = t0;
     if (vec) {
