@@ -302,6 +302,20 @@
 #if !defined(MS_CU_NO_SEGW) && !defined(MS_CU_SEGW) && !defined(MS_CU_PB)
 #  define MS_CU_SEGW
 #endif
+/* Round 24D (docs/cuda.md, docs/decisions.md), on since the seventeenth session's final call: the rows that need only
+ * each token's key and mass (top-p alone: no min-p, no penalty, no +inf row; K3: no floor either) take lean copies of
+ * K2's histogram pass (MS_CU_K2_HLEAN: ~96 -> ~68 SASS instructions a token, no spills) and of K3's segment loop
+ * (MS_CU_K3_SLEAN: the exp only above the bucket, a segment's sum as two 32-bit shared atomics): the same operations a
+ * token otherwise, so the same integer counts and masses. H200, V=151936 fp32, both on, two runs: top-p flat B=1 / 16 /
+ * 64 / 256 1.3 / 6.0 / 30.7 / 91.8 us faster, peaked 0.8 / 3.1 / 16.1 / 47.0; the full setting -0.40..+0.09 but flat
+ * B=256 +0.35 (K2's other instantiations re-laid out) (bench/results/cuda_h200_2026-12-01-round24d.md).
+ * -DMS_CU_NO_K2_HLEAN and -DMS_CU_NO_K3_SLEAN build without them. */
+#if !defined(MS_CU_NO_K2_HLEAN) && !defined(MS_CU_K2_HLEAN)
+#  define MS_CU_K2_HLEAN
+#endif
+#if !defined(MS_CU_NO_K3_SLEAN) && !defined(MS_CU_K3_SLEAN) && defined(MS_CU_SEGW)
+#  define MS_CU_K3_SLEAN
+#endif
 
 extern "C" {
 #include "ms_internal.h"
@@ -2938,11 +2952,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     };
 #ifdef MS_CU_K2_HSPLIT
 #  ifdef MS_CU_K2_HLEAN
-    /* Round 24D (-DMS_CU_K2_HLEAN, off): a third copy for the rows that need nothing but the key and the mass of each
-     * token (top-p alone): no min-p (split), no penalty (the x is the sanitized raw value: no seen-set word or window
-     * test a token), no +inf row (w = ms__exp(y - m)). Per token the same operations as hpass<2> with those flags
-     * false (ms_cu_from_y_pre -> ms_cu_from_y: key, ms__exp, ms__mass; s0 true; c.xcut is -inf without min-p), so
-     * the same counts and the same three 32-bit parts per bucket: exact by construction. Chosen once a block. */
+    /* Round 24D (MS_CU_K2_HLEAN, on since the seventeenth session's final call): a third copy for the rows that need
+     * nothing but the key and the mass of each token (top-p alone): no min-p (split), no penalty (the x is the
+     * sanitized raw value: no seen-set word or window test a token), no +inf row (w = ms__exp(y - m)). Per token the
+     * same operations as hpass<2> with those flags false (ms_cu_from_y_pre -> ms_cu_from_y: key, ms__exp, ms__mass; s0
+     * true; c.xcut is -inf without min-p), so the same counts and the same three 32-bit parts per bucket: exact by
+     * construction. Chosen once a block. */
     if (split && !c.pres && !c.win && !c.inf_row) {
         const float T = c.sl.temperature, m = c.m;
         auto tok = [&](float x) {
@@ -3358,14 +3373,15 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
     __syncthreads();
 #endif
 #ifdef MS_CU_K3_SLEAN
-    /* Round 24D (-DMS_CU_K3_SLEAN, off): rows that need only each token's key and mass (top-p alone: no penalty, no
-     * min-p, no +inf row, no floor) take a copy of the loop below without the per-token tests of those (the same
-     * operations otherwise: ms_cu_from_y_pre -> ms_cu_from_y gives key, ms__exp(y - m), ms__mass and s0 true; ups
-     * stays 0, so sb stays 0), and the exp only for tokens above the bucket. A segment's sum goes to shared memory
-     * as two native 32-bit atomics (its 20-bit low and 22-bit high halves' warp sums, sa's words 2j and 2j + 1)
-     * instead of a 64-bit add (a compare-and-swap loop, four warps on one segment a block step). Bounds: a lane's
-     * up <= 4 2^40, so a group's low sum < 2^25 and high sum <= 2^27; a segment has T / 128 groups (and at most 3
-     * tail tokens, each < 2^20 / <= 2^20): < 2^32 for T <= 4096. lo + (hi << 20) is the segment's integer sum. */
+    /* Round 24D (MS_CU_K3_SLEAN, on since the seventeenth session's final call): rows that need only each token's key
+     * and mass (top-p alone: no penalty, no min-p, no +inf row, no floor) take a copy of the loop below without the
+     * per-token tests of those (the same operations otherwise: ms_cu_from_y_pre -> ms_cu_from_y gives key, ms__exp(y -
+     * m), ms__mass and s0 true; ups stays 0, so sb stays 0), and the exp only for tokens above the bucket. A segment's
+     * sum goes to shared memory as two native 32-bit atomics (its 20-bit low and 22-bit high halves' warp sums, sa's
+     * words 2j and 2j + 1) instead of a 64-bit add (a compare-and-swap loop, four warps on one segment a block step).
+     * Bounds: a lane's up <= 4 2^40, so a group's low sum < 2^25 and high sum <= 2^27; a segment has T / 128 groups
+     * (and at most 3 tail tokens, each < 2^20 / <= 2^20): < 2^32 for T <= 4096. lo + (hi << 20) is the segment's
+     * integer sum. */
     static_assert(MS_CU_SEGW_T <= 4096, "K3_SLEAN: a segment's 32-bit halves do not overflow");
     if (vec && !c.pres && !c.win && !c.minp_on && !c.inf_row && !c.floor) {
         const float T = c.sl.temperature, m = c.m;
