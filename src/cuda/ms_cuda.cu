@@ -3277,9 +3277,6 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
 static_assert(MS_CU_SEGW_T < 2048 || (MS_CU_SEGW_T % 1024 == 0 && MS_CU_SEGW_T <= 16384),
               "from 2048: whole block steps a segment, and the lanes' sums' high parts fit 32 bits");
-#ifndef MS_CU_SEGW_WMIN
-#define MS_CU_SEGW_WMIN 16 /* -DMS_CU_SEGW_WARP: the fewest segments a chunk for the warps' own segments */
-#endif
 #define MS_CU_SEGW_MAX ((32768 + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= 32768 tokens) */
 #ifdef MS_CU_PB
 #error "-DMS_CU_PB writes chunk pairs: not combined with -DMS_CU_SEGW"
@@ -3294,11 +3291,9 @@ __device__ __forceinline__ int32_t ms_cu_segw_n(int32_t G, int32_t chunk) {
 __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
                                                   ms_cu_rowstat *st, uint32_t bound, int32_t t0, int32_t t1,
                                                   float xskip, int32_t nsc, unsigned long long *cand) {
-#ifndef MS_CU_SEGW_WARP
     __shared__ unsigned long long sa[MS_CU_SEGW_MAX], sb[MS_CU_SEGW_MAX];
     for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) sa[i] = 0, sb[i] = 0;
     __syncthreads();
-#endif
     auto tok = [&](int32_t t, float x, uint64_t &up, uint64_t &ups) {
         if (x < xskip) return;
         const float y = x / c.sl.temperature;
@@ -3317,61 +3312,6 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
     const unsigned FULLM = 0xffffffffu;
     const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
     const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
-#ifdef MS_CU_SEGW_WARP
-    /* -DMS_CU_SEGW_WARP: each warp owns whole segments (segment js by warp js mod 8), two groups of 128 consecutive
-     * tokens a load step, and writes the segment's pair itself after one warp reduction a segment (no shared words,
-     * no barriers). A lane holds T / 32 masses <= 2^40 of a segment: the high parts' 32-lane sums < T 2^20 < 2^32. */
-    static_assert(MS_CU_SEGW_T <= 2048, "SEGW_WARP: a segment's high parts fit 32 bits");
-    if (vec && nsc >= MS_CU_SEGW_WMIN) { /* fewer segments than 2 a warp: the block-wide loop below (B=1: 2 a chunk) */
-        const int32_t tv = t0 + ((t1 - t0) & ~3), lane = (int32_t)(threadIdx.x & 31), nw = (int32_t)(blockDim.x >> 5);
-        unsigned long long *hm = a.hmass + (size_t)r * MS_CU_HB + 2 * (size_t)g * (size_t)nsc;
-        for (int32_t js = (int32_t)(threadIdx.x >> 5); js < nsc; js += nw) { /* warp-uniform */
-            const int32_t s0 = t0 + js * MS_CU_SEGW_T, s1 = min(t1, s0 + MS_CU_SEGW_T);
-            uint64_t up = 0, ups = 0;
-            for (int32_t q = s0; q < s1; q += 256) {
-                const int32_t t = q + 4 * lane;
-                float v[2][4];
-                uint32_t words[2];
-                ms_cu_load_groups<2>(c, t, 128, tv, v, words);
-#pragma unroll
-                for (int u = 0; u < 2; u++) {
-                    const int32_t tg = t + u * 128;
-                    if (tg < tv) {
-                        const uint32_t word = words[u];
-#pragma unroll
-                        for (int k = 0; k < 4; k++) {
-                            float x;
-                            if (c.win) {
-                                x = ms_cu_pen(c, v[u][k], tg + k);
-                            } else {
-                                x = ms__sanitize(v[u][k]);
-                                if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
-                            }
-                            tok(tg + k, x, up, ups);
-                        }
-                    } else if (tg < s1) { /* the chunk's last 1-3 tokens (past its whole groups) */
-                        for (int k = 0; k < 4 && tg + k < s1; k++) tok(tg + k, ms_cu_x(c, tg + k), up, ups);
-                    }
-                }
-            }
-            const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
-            const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
-            uint32_t slo = 0, shi = 0;
-            if (c.floor) {
-                slo = __reduce_add_sync(FULLM, (uint32_t)ups & 0xfffffu);
-                shi = __reduce_add_sync(FULLM, (uint32_t)(ups >> 20));
-            }
-            if (lane == 0) {
-                hm[2 * js] = (unsigned long long)lo + ((unsigned long long)hi << 20);
-                hm[2 * js + 1] = (unsigned long long)slo + ((unsigned long long)shi << 20);
-            }
-        }
-        return;
-    }
-    __shared__ unsigned long long sa[MS_CU_SEGW_MAX], sb[MS_CU_SEGW_MAX];
-    for (int32_t i = threadIdx.x; i < nsc; i += blockDim.x) sa[i] = 0, sb[i] = 0;
-    __syncthreads();
-#endif
 #ifdef MS_CU_K3_SLEAN
     /* Round 24D (MS_CU_K3_SLEAN, on since the seventeenth session's final call): rows that need only each token's key
      * and mass (top-p alone: no penalty, no min-p, no +inf row, no floor) take a copy of the loop below without the
@@ -5170,32 +5110,6 @@ __device__ __forceinline__ const uint32_t *ms_cu_k4_hrow(const ms_cu_args &a, in
     return a.hcnt + (size_t)r * MS_CU_HB + 8 * lane;
 #endif
 }
-/* Round 23B (-DMS_CU_K4_HOT, with MS_CU_K4_ZERO; docs/cuda.md): K4's lean path in one stretch of code. In the default's
- * sm_90 SASS of ms_cu_k4<true> (~97,700 instructions, ~1.5 MB) the lean path after the PDL wait runs 0x0-0x2a60 (set-up,
- * list), jumps over the radix trim and the block finish of long lists (~43 KB, rare in the one-read steps) to
- * ms_cu_k4_fin_blk (0xe1f0-0x10820), then over the whole-row paths (~1.3 MB) to the block's exit at 0x1549b0 (the
- * second wait, the barrier, the stats' zeroing): each jump lands on code no fetch brought in this step. With the
- * switch the one-read kernels call the radix trim and ms_cu_k4_cand out of line (__noinline__ copies below: the same
- * code on the same values, the shared scratch S through a pointer), and every K4 kernel runs its whole-row path as
- * an out-of-line function with its own static ms_cu_k4sh (ms_cu_k4_whole, below ms_cu_k4_row): the lean path, its
- * finish and the exit follow one another. Exact: a call instead of inlined code, nothing else. Measured (H200, round
- * 23B; not validated, no tests run): ncu at peaked B=64 puts K4<true>'s no-instruction stall at 5.58 of 17.80 cycles an
- * instruction in the default and 1.26 with the switch, but K4's duration (serialised, 6.6 us) and the full setting's
- * step are level (-0.38..+0.32 us at B=1..256), and top-p alone is 0.7-17 us slower (ms_cu_k4_whole spills 240 bytes):
- * off. The tail waits for its slowest warp's loads and phases, not for code. */
-#if defined(MS_CU_K4_HOT) && !defined(MS_CU_K4_ZERO)
-#  error "-DMS_CU_K4_HOT needs MS_CU_K4_ZERO"
-#endif
-#ifdef MS_CU_K4_HOT
-template <int ST, bool EARLY, bool RANK, int CAP>
-__device__ __noinline__ int32_t ms_cu_k4_trim_ool(unsigned long long *cand_sh, int32_t n, int32_t kk, ms_cu_k4sh *S) {
-    return ms_cu_k4_trim<ST, EARLY, RANK, CAP>(cand_sh, n, kk, *S);
-}
-__device__ __noinline__ void ms_cu_k4_cand_ool(const ms_cu_args a, int32_t r, const ms_cu_row c, const ms_cu_filt f,
-                                               ms_cu_k4sh *S, unsigned long long *cand, int32_t n, uint64_t m0) {
-    ms_cu_k4_cand(a, r, c, f, *S, cand, n, m0);
-}
-#endif
 /* Round 6: K4 for the usual lite row without the whole-row setup. A first version (one warp loading the
  * candidates while the others waited) was exact but slower on flat rows (B=1 26.1 -> 33.7 us: ~1600
  * candidates loaded by one warp) and faster on peaked ones (B=64 49.2 -> 44.9): what K4 costs at small B is
@@ -5412,17 +5326,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         }
     }
 #endif
-#ifdef MS_CU_K4_HOT
-    if (OR && trim) /* round 23B: out of line in the one-read kernels */
-        n = ms_cu_k4_trim_ool<
-#  ifdef MS_CU_STAMPS
-                              1
-#  else
-                              0
-#  endif
-                              , MS_CU_KTH_EARLY && MS_CU_TSEL(OR), MS_CU_RANK(OR), CAP>(cand_sh, n, kk, &S);
-    else
-#endif
     if (trim) n = ms_cu_k4_trim<
 #ifdef MS_CU_STAMPS
                                 1
@@ -5460,10 +5363,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     }
     if (CAP < MS_CU_CAND) return false; /* round 20B's K4L: nothing written yet; K4R serves the row (ms_cu_k4_cand's room) */
     if (dry) return true; /* never: the fake row lists 64 */
-#ifdef MS_CU_K4_HOT
-    if (OR) ms_cu_k4_cand_ool(a, r, c, f, &S, cand_sh, n, st->m0); /* round 23B: out of line in the one-read kernels */
-    else
-#endif
     ms_cu_k4_cand(a, r, c, f, S, cand_sh, n, st->m0);
     ms_cu_stamp(12);
     return true;
@@ -5486,9 +5385,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
 template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
-#ifdef MS_CU_K4_HOT
-template <bool OR> __device__ __noinline__ void ms_cu_k4_whole(const ms_cu_args a, const int32_t r); /* round 23B */
-#endif
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
@@ -5584,15 +5480,6 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #endif
         }
     }
-#ifdef MS_CU_K4_HOT
-    /* Round 23B (above ms_cu_k4_lean): the rest of ms_cu_k4_row is the body of ms_cu_k4_whole, out of line, with its
-     * own static ms_cu_k4sh S (the lean path's S is not read there: every path below writes what it reads) */
-    ms_cu_k4_whole<OR>(a, r);
-}
-template <bool OR> __device__ __noinline__ void ms_cu_k4_whole(const ms_cu_args a, const int32_t r) {
-    extern __shared__ unsigned long long ms_cu_cand_sh[];
-    __shared__ ms_cu_k4sh S;
-#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) {
         if (threadIdx.x == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
