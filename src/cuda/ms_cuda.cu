@@ -226,16 +226,6 @@
 #if !defined(MS_CU_NO_OR_WSTAGE) && !defined(MS_CU_OR_WSTAGE) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_WSTAGE
 #endif
-/* Round 21A (-DMS_CU_OR_RCL, off; docs/cuda.md): round 20A's row cut in a leaner form (ms_cu_k2_scan1): the block's slot
- * from the same read of the top-k' bins as its own cut (ms_cu_or_tkcut2), published without a per-warp record, the slots
- * read by a relaxed load without a "memory" clobber, their least taken at each of the warp's steps without a pending
- * flag. It builds on round 20A's plumbing (MS_CU_OR_ROWCUT, defined with it). Exact (all 16 CUDA tests on its binary)
- * and a bookkeeping step a warp fewer on flat rows, but H200 full setting V=151936 1.1-2.5 us slower on flat rows,
- * 1.3-4.6 on peaked ones, where it never fires (bench/results/cuda_h200_2026-12-01-round21a.md): the kernel's set-up
- * and the scan's end cost more (ncu), three set-up values spilled under the 64-register cap. */
-#if defined(MS_CU_OR_RCL) && !defined(MS_CU_OR_ROWCUT)
-#  define MS_CU_OR_ROWCUT
-#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -1496,9 +1486,8 @@ struct ms_cu_keys_chunk {
 /* The lite path's slow part for the queued tokens q[0..cnt) of one warp (cnt <= 32): y, w, min-p's
  * verdict; the survivors staged in sbuf. Returns this lane's mass of survivors. Called once per group of 4 tokens,
  * not per token: at B=1 (about one block per SM, a cold instruction cache) code size costs time. */
-template <bool BL = false> /* round 21B (-DMS_CU_OR_BLIST): also counts each token of C in bh's candidate bin (ms_cu_lbin) */
 __device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned long long *q, int cnt, uint32_t *sn,
-                                                unsigned long long *sbuf, uint32_t *bh = nullptr, float bsc = 0.0f) {
+                                                unsigned long long *sbuf) {
     const int lane = threadIdx.x & 31;
     __syncwarp();
     bool in = false;
@@ -1512,7 +1501,6 @@ __device__ __forceinline__ uint64_t ms_cu_k2_drain(const ms_cu_row &c, unsigned 
             in = true;
             m = el.q;
             v = ((unsigned long long)el.key << 32) | (uint32_t)t;
-            if (BL && bh) atomicAdd(&bh[ms_cu_lbin(c, bsc, el.key)], 1u);
         }
     }
     const unsigned bal = __ballot_sync(0xffffffffu, in);
@@ -2006,47 +1994,6 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
     const uint32_t k = ms_cu_key(xc);
     return k > have ? k : 0;
 }
-#ifdef MS_CU_OR_RCL
-/* Round 21A (-DMS_CU_OR_RCL): the key of a cut from bin b, exactly as ms_cu_or_tkcut's end (0: none). A copy: the
- * default's ms_cu_or_tkcut calling it compiled to other SASS (sixteenth session's review), so the validated one stays. */
-__device__ __forceinline__ uint32_t ms_cu_or_bkey(uint32_t b, float ry, float sc, float T) {
-#  ifdef MS_CU_OR_XBINS
-    if (b + 2 >= MS_CU_OBINS) return 0;
-    const float xe = ry - ((float)b + 1.5f) / sc, xc = ry - ((float)b + 2.5f) / sc;
-    if (!(xc > -INFINITY) || !(xe < INFINITY) || ms_cu_obin(ry, sc, xe) <= b || !(xc / T < xe / T)) return 0;
-#  else
-    if (b + 1 >= MS_CU_OBINS) return 0;
-    const float xc = (ry - ((float)b + 1.5f) / sc) * T;
-    if (!(xc > -INFINITY) || !(xc < INFINITY) || ms_cu_obin(ry, sc, xc / T) <= b) return 0;
-#  endif
-    return ms_cu_key(xc);
-}
-/* Round 21A: ms_cu_or_tkcut for kk and for kr (1 <= kr <= kk: the row cut's count) from one read of the bins: the
- * same counts (lower bounds) serve both, each cut valid by round 14's argument for its own count. Returns kk's key
- * (0 unless above have); kr's key (0: none) in rk. */
-__device__ __forceinline__ uint32_t ms_cu_or_tkcut2(uint32_t *oh, uint32_t kk, uint32_t kr, float ry, float sc,
-                                                    float T, uint32_t have, int lane, uint32_t &rk) {
-    constexpr int PER = MS_CU_OBINS / 32;
-    uint32_t n[PER], sum, inc;
-    ms_cu_or_bread(oh, lane, n, sum, inc);
-    rk = 0;
-    const unsigned balr = __ballot_sync(0xffffffffu, inc >= kr), bal = __ballot_sync(0xffffffffu, inc >= kk);
-    if (!balr || kr == 0) return 0; /* kr <= kk: no lane reaches kk either */
-    uint32_t b = MS_CU_OBINS, br = MS_CU_OBINS, run = inc - sum;
-#  pragma unroll
-    for (int j = 0; j < PER; j++) { /* the lane's first bins where the running count reaches kk, kr */
-        run += n[j];
-        if (b == MS_CU_OBINS && run >= kk) b = (uint32_t)(PER * lane + j);
-        if (br == MS_CU_OBINS && run >= kr) br = (uint32_t)(PER * lane + j);
-    }
-    br = __shfl_sync(0xffffffffu, br, __ffs(balr) - 1);
-    rk = ms_cu_or_bkey(br, ry, sc, T);
-    if (!bal) return 0;
-    b = __shfl_sync(0xffffffffu, b, __ffs(bal) - 1);
-    const uint32_t k = ms_cu_or_bkey(b, ry, sc, T);
-    return k > have ? k : 0;
-}
-#endif
 
 /* ms_cu_k2_scan's pass with the cut from a lower bound of the chunk's max, raised as the pass goes: each thread
  * keeps the running max rm of its penalised x (fmaxf over raw values ignores NaN, which sanitize makes -inf,
@@ -2121,12 +2068,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_ROWCUT
     /* Round 20A: the row's cut (rcs: the row's slots, NULL when off). rcn: tokens a block counts for its slot */
     const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
-#  ifdef MS_CU_OR_RCL
-    uint32_t rcv = 0; /* round 21A: this lane's slot as last read (lanes >= G: ~0u; 0 before the first read: no cut) */
-#  else
     uint32_t rcpub = 0, rcv = ~0u; /* the key this warp last published; this lane's slot as last read */
     bool rcp = false;               /* a read pending (warp-uniform) */
-#  endif
 #endif
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
@@ -2273,18 +2216,6 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                  * counted tokens of this chunk, so the cut stays below the chunk's max (round 19B's premise, the
                  * drain's C test from cm, the overflow's re-read with stk); a slot only rises (a stale read is lower)
                  * and an unpublished one is 0 (no cut). */
-#  ifdef MS_CU_OR_RCL
-                { /* round 21A: the row's cut from the slots as last read (no pending flag: before the first read
-                   * every lane holds 0, so the least is 0 and raises nothing; a repeated value raises nothing) */
-                    const uint32_t rk = __reduce_min_sync(FULL, rcv);
-                    MS_CU_ORQ_ADD(7, rk > tkk ? 1u : 0u);
-                    if (rk > tkk) {
-                        tkk = rk;
-                        rc = true;
-                        if (lane == 0) atomicMax(stk, rk);
-                    }
-                }
-#  else
                 if (rcp) { /* round 20A: the row's cut, from the slots read at this warp's last scan */
                     const uint32_t rk = __reduce_min_sync(FULL, rcv);
                     rcp = false;
@@ -2295,17 +2226,11 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         if (lane == 0) atomicMax(stk, rk);
                     }
                 }
-#  endif
 #endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
-#ifdef MS_CU_OR_RCL
-                    uint32_t nr; /* round 21A: this block's slot's key, from the same read of the bins */
-                    const uint32_t nk = ms_cu_or_tkcut2(oh, kk, rcn, ry, osc, T, tkk, lane, nr);
-#else
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
-#endif
                     MS_CU_ORQ_ADD(4, 1u);
                     MS_CU_ORQ_ADD(6, nk > tkk ? 1u : 0u);
                     if (nk > tkk) {
@@ -2313,16 +2238,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         rc = true;
                         if (lane == 0) atomicMax(stk, nk);
                     }
-#if defined(MS_CU_OR_ROWCUT) && defined(MS_CU_OR_RCL)
-                    if (rcs) { /* round 21A: this block's slot raised (a global atomicMax that returns nothing; the
-                                * slot keeps the largest), the row's slots read for the next step: a relaxed load,
-                                * volatile (kept in the loop, not merged) but without a "memory" clobber (it orders
-                                * no other access of the loop); its value is first used at the warp's next step */
-                        if (nr && lane == 0) atomicMax(&rcs[rcg], nr);
-                        if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
-                        else rcv = ~0u;
-                    }
-#elif defined(MS_CU_OR_ROWCUT)
+#ifdef MS_CU_OR_ROWCUT
                     if (rcs) { /* round 20A: this block's slot raised, and the row's slots read for the next step */
                         const uint32_t nr = ms_cu_or_tkcut(oh, rcn, ry, osc, T, rcpub, lane);
                         /* the slots are zero at the step's start: rcs is set only on the resource's own workspace
@@ -2440,9 +2356,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         smax = 0;
         sref = 0;
         stk = 0;
-#ifdef MS_CU_OR_BLIST
-        keepn = 0; /* round 21B: the list's positions (below) */
-#endif
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
     __syncthreads();
@@ -2487,14 +2400,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const float rm = ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #endif
 #undef MS_CU_RC_ARGS
-#ifdef MS_CU_OR_BLIST
-    /* Round 21B: the drain's candidate bins in h[0..MS_CU_LBINS), zeroed here, before the barrier below: with
-     * blockDim.x = MS_CU_T123 threads, thread i zeroes words i + j blockDim.x, its own ring words (round 15A: slot s of
-     * thread i is w[s blockDim.x + i], w = h), which nothing else touches and which its scan no longer reads (the
-     * scan ended with cp.async.wait_all); without the ring h[0..1024) is unused in the pass. */
-    for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) h[i] = 0;
-    const float blsc = ms_cu_lbin_scale(c); /* as ms_cu_k2_list's (the slot's min-p) */
-#endif
     { /* the chunk's max: every thread's, the tail's tokens included */
         const uint32_t wk = __reduce_max_sync(0xffffffffu, ms_cu_key(rm));
         if ((threadIdx.x & 31) == 0) atomicMax(&smax, wk);
@@ -2527,11 +2432,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
-#ifdef MS_CU_OR_BLIST
-            (void)ms_cu_k2_drain<true>(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf, c.inf_row ? nullptr : h, blsc);
-#else
             (void)ms_cu_k2_drain(c, wq + b, nr - b < 32 ? nr - b : 32, sn, sbuf); /* C's test: s0 against cm */
-#endif
     } else {
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
@@ -2568,68 +2469,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
             if (sbase + i < MS_CU_CAND) cand[sbase + i] = sbuf[i];
         return;
-    }
-#endif
-#ifdef MS_CU_OR_BLIST
-    /* Round 21B (-DMS_CU_OR_BLIST): the chunk's list when the drain counted every token of C in its candidate bin
-     * (drained, at most MS_CU_STAGE_SH of them, a finite m): every warp finds by itself the bin cut of
-     * ms_cu_k2_bincut (the first bin where the running count reaches kk, if that count is at most kk +
-     * MS_CU_K2_BINSLACK(kk)) from the same counts (the same function on the same keys and m, counted in the drain
-     * instead of after it), thread 0 reserves exactly that count in the row's list at once (the count of the
-     * entries the compaction keeps), and each warp places its kept entries with one shared atomic a round: the same
-     * entries as ms_cu_k2_list's bin cut, at other positions of the row's list, whose order nothing reads. One
-     * barrier after the drain's instead of seven; a crowded cut (the radix select) takes ms_cu_k2_list as before. */
-    if (ns > kk && ns <= MS_CU_STAGE_SH && !c.inf_row && *rn <= (uint32_t)MS_CU_HB) { /* block-uniform */
-        const int lane = threadIdx.x & 31;
-        uint32_t sum = 0;
-        for (int j = 0; j < 8; j++) sum += h[8 * lane + j];
-        uint32_t inc = sum;
-        for (int o = 1; o < 32; o <<= 1) {
-            const uint32_t y = __shfl_up_sync(0xffffffffu, inc, o);
-            if (lane >= o) inc += y;
-        }
-        uint32_t run = inc - sum, mine = MS_CU_LBINS, mcnt = 0;
-        for (int j = 0; j < 8; j++) {
-            const uint32_t nx = run + h[8 * lane + j];
-            if (nx >= kk && run < kk) {
-                mine = (uint32_t)(8 * lane + j);
-                mcnt = nx;
-            }
-            run = nx;
-        }
-        const unsigned fb = __ballot_sync(0xffffffffu, mine < MS_CU_LBINS); /* one lane: the counts total ns > kk */
-        const uint32_t bcut = __shfl_sync(0xffffffffu, mine, __ffs(fb) - 1);
-        const uint32_t bn = __shfl_sync(0xffffffffu, mcnt, __ffs(fb) - 1);
-        if (bn <= kk + MS_CU_K2_BINSLACK(kk)) { /* the same verdict in every warp */
-            uint32_t sb0 = 0; /* thread 0's reservation, issued first: its round trip overlaps the positions */
-            if (threadIdx.x == 0) {
-                sb0 = atomicAdd(&st->cand_n, bn);
-                if (cnt_all) atomicAdd(&ms_cu_k2_rows[2], 1ull); /* as ms_cu_k2_bincut */
-            }
-            uint32_t pos[MS_CU_LITE_PER];
-#pragma unroll
-            for (int j = 0; j < MS_CU_LITE_PER; j++) {
-                const uint32_t i = threadIdx.x + j * MS_CU_T123;
-                pos[j] = ~0u;
-                if ((uint32_t)j * MS_CU_T123 < ns) { /* block-uniform */
-                    const bool keep = i < ns && ms_cu_lbin(c, blsc, (uint32_t)(sbuf[i] >> 32)) <= bcut;
-                    const unsigned kb = __ballot_sync(0xffffffffu, keep);
-                    uint32_t base = 0;
-                    if (lane == 0 && kb) base = atomicAdd(&keepn, (uint32_t)__popc(kb));
-                    base = __shfl_sync(0xffffffffu, base, 0);
-                    if (keep) pos[j] = base + (uint32_t)__popc(kb & ((1u << lane) - 1));
-                }
-            }
-            if (threadIdx.x == 0) sbase = sb0;
-            __syncthreads(); /* sbase */
-            unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-            const uint32_t sb = sbase;
-#pragma unroll
-            for (int j = 0; j < MS_CU_LITE_PER; j++)
-                if (pos[j] != ~0u && sb + pos[j] < MS_CU_CAND) cand[sb + pos[j]] = sbuf[threadIdx.x + j * MS_CU_T123];
-            return;
-        }
-        __syncthreads(); /* every warp has read h before ms_cu_k2_list zeroes it */
     }
 #endif
     ms_cu_k2_list<false>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
@@ -3275,8 +3114,6 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 #define MS_CU_SEGW_T 512
 #endif
 static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
-static_assert(MS_CU_SEGW_T < 2048 || (MS_CU_SEGW_T % 1024 == 0 && MS_CU_SEGW_T <= 16384),
-              "from 2048: whole block steps a segment, and the lanes' sums' high parts fit 32 bits");
 #define MS_CU_SEGW_MAX ((32768 + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= 32768 tokens) */
 #ifdef MS_CU_PB
 #error "-DMS_CU_PB writes chunk pairs: not combined with -DMS_CU_SEGW"
@@ -3388,26 +3225,6 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         const int32_t wl = (int32_t)(threadIdx.x & ~31u);
-#if MS_CU_SEGW_T >= 2048
-        /* a lane's sums over the warp's groups of segment cj (SEGW_T / 1024 groups a lane: <= SEGW_T / 256 masses
-         * <= 2^40; the high parts' 32-lane sums < SEGW_T 2^17 < 2^32), flushed when the segment changes: fewer
-         * warp reductions than one a group */
-        int32_t cj = -1;
-        uint64_t up = 0, ups = 0;
-        auto flush = [&]() {
-            const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
-            const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
-            if ((threadIdx.x & 31) == 0 && (lo | hi)) atomicAdd(&sa[cj], (unsigned long long)lo + ((unsigned long long)hi << 20));
-            if (c.floor) {
-                const uint32_t slo = __reduce_add_sync(FULLM, (uint32_t)ups & 0xfffffu);
-                const uint32_t shi = __reduce_add_sync(FULLM, (uint32_t)(ups >> 20));
-                if ((threadIdx.x & 31) == 0 && (slo | shi))
-                    atomicAdd(&sb[cj], (unsigned long long)slo + ((unsigned long long)shi << 20));
-            }
-            up = 0;
-            ups = 0;
-        };
-#endif
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += 2 * step, tb += 2 * step) {
             float v[2][4];
             uint32_t words[2];
@@ -3416,15 +3233,7 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
             for (int u = 0; u < 2; u++) {
                 const int32_t tg = t + u * step, tgb = tb + u * step;
                 if (tgb >= tv) break; /* warp-uniform */
-#if MS_CU_SEGW_T >= 2048
-                const int32_t j = (tgb - t0) / MS_CU_SEGW_T;
-                if (j != cj) { /* the warp's groups come in rising segments: each segment's sums flushed once */
-                    if (cj >= 0) flush();
-                    cj = j;
-                }
-#else
                 uint64_t up = 0, ups = 0;
-#endif
                 if (tg < tv) {
                     const uint32_t word = words[u];
 #pragma unroll
@@ -3439,7 +3248,6 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                         tok(tg + k, x, up, ups);
                     }
                 }
-#if MS_CU_SEGW_T < 2048
                 /* up <= 4 2^40: halves of 20 and 22 bits, whose 32-lane sums fit 32 bits */
                 const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
                 const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
@@ -3451,12 +3259,8 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                     if ((threadIdx.x & 31) == 0 && (slo | shi))
                         atomicAdd(&sb[j], (unsigned long long)slo + ((unsigned long long)shi << 20));
                 }
-#endif
             }
         }
-#if MS_CU_SEGW_T >= 2048
-        if (cj >= 0) flush();
-#endif
         ts = tv;
     }
     for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) {
@@ -4763,67 +4567,6 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     }
 }
 
-/* Round 22E (-DMS_CU_K4_WFIN; docs/cuda.md): the finish of a list of n <= 32 entries by warp 0 alone, with no block
- * barrier and no shared-memory round trip: ms_cu_k4_fin_blk's decisions (its phases A-D) on the same numbers. Lane l
- * holds entry l (its key, id and mass from ms_cu_from_y, as there); pass 1 takes each entry j < n's key and mass by
- * shuffles (count and mass of strictly greater keys: integer sums, exact in any order), the filters and the floor are
- * ms_cu_k4_filter / ms_cu_k4_floor with the second candidate slot empty (its mass 0, not kept: the same warp sums),
- * the target from the Philox bits computed before the PDL wait (dbits), pass 2 the kept mass of the smaller ids by
- * shuffles; the drawn token is the one kept entry whose [P, P + q) holds the target, as there. Not in the warm-up
- * steps (a.k4warm: their dry pass warms ms_cu_k4_fin_blk's code) nor in the dry pass. Measured (H200, round 22E's call):
- * all 16 CUDA tests pass, but full setting peaked B=64 / 128 0.7-1.0 us slower, flat B=64 / 128 0.35-0.57, B=1 (which
- * runs the default's path) 0.3-0.7 (a larger K4): off. The stamps show the warp's phases as slow as the barrier-separated
- * ones (0.3-0.9 us each with almost no work): the tail is not barrier-bound. */
-#ifdef MS_CU_K4_WFIN
-__device__ __forceinline__ void ms_cu_k4_fin_w(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
-                                               const unsigned long long *cand, int32_t n, uint64_t m0, uint64_t dbits) {
-    const unsigned FULL = 0xffffffffu;
-    const int lane = threadIdx.x & 31;
-    const bool v = lane < n;
-    const unsigned long long e = v ? cand[lane] : 0ull;
-    const uint32_t k = (uint32_t)(e >> 32);
-    const int32_t id = (int32_t)(uint32_t)e;
-    const uint64_t q = v ? ms_cu_from_y(c, ms_cu_unkey(k), id).q : 0;
-    ms_cu_stamp(23);
-    /* pass 1: how many, and how much mass, strictly above each */
-    int32_t cnt = 0;
-    uint64_t A = 0;
-#pragma unroll 4
-    for (int32_t j = 0; j < n; j++) {
-        const uint32_t kj = __shfl_sync(FULL, k, j);
-        const uint64_t qj = __shfl_sync(FULL, q, j);
-        const bool gt = kj > k;
-        cnt += gt;
-        A += gt ? qj : 0;
-    }
-    ms_cu_stamp(13);
-    const uint64_t q2[2] = {q, 0};
-    const int32_t cn2[2] = {cnt, 0}, id2[2] = {id, 0};
-    const uint64_t A2[2] = {A, 0};
-    bool kp[2] = {v, false}, sp[2], floor_on;
-    ms_cu_k4_filter(c, f, m0, q2, cn2, A2, kp);
-    ms_cu_stamp(14);
-    const uint64_t total = ms_cu_k4_floor(c, id2, q2, kp, sp, floor_on);
-    const uint64_t eq = (kp[0] && !(floor_on && sp[0])) ? q : 0;
-    ms_cu_stamp(15);
-    if (total == 0) {
-        if (lane == 0) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
-        return;
-    }
-    const uint64_t target = ms__draw_target(dbits, total);
-    /* pass 2: the drawn mass of the smaller ids */
-    uint64_t P = 0;
-#pragma unroll 4
-    for (int32_t j = 0; j < n; j++) {
-        const int32_t idj = __shfl_sync(FULL, id, j);
-        const uint64_t qj = __shfl_sync(FULL, eq, j);
-        P += idj < id ? qj : 0;
-    }
-    const bool hit = eq > 0 && P <= target && target - P < eq;
-    const unsigned bal = __ballot_sync(FULL, hit);
-    if (lane == __ffs(bal) - 1) ms_cu_out(a, r, id, MS_ROW_OK);
-}
-#endif
 
 
 /* K4's candidate list in shared memory (round 7: one copy for the lean path and the block path): the
@@ -5343,18 +5086,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
     } /* round 21C: the list */
-#endif
-#ifdef MS_CU_K4_WFIN
-#  ifdef MS_CU_K4_WARM
-    const bool wfin = !dry && !a.k4warm;
-#  else
-    const bool wfin = !dry;
-#  endif
-    if (n <= 32 && wfin) { /* round 22E: warp 0 alone (n and a.k4warm are the same in every thread) */
-        if (threadIdx.x < 32) ms_cu_k4_fin_w(a, r, c, f, cand_sh, n, st->m0, dbits);
-        ms_cu_stamp(12);
-        return true;
-    }
 #endif
     if (n <= MS_CU_WARP_N) {
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
