@@ -640,6 +640,12 @@ __device__ __forceinline__ void ms_cu_load4(const ms_cu_row &c, int32_t t, float
         for (int k = 0; k < 4; k++) v[k] = c.dtype == MS_DTYPE_BF16 ? ms__bf16_to_f32(h[k]) : ms__f16_to_f32(h[k]);
     }
 }
+/* Whether a chunk from t0 takes ms_cu_load4's groups: the row's address at t0 aligned to a group of 4 values (16 bytes
+ * of fp32, 8 of fp16 / bf16) and t0 a multiple of 4. */
+__device__ __forceinline__ bool ms_cu_vec4(const ms_cu_row &c, int32_t t0) {
+    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
+    return (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+}
 /* Loads NG groups of 4 values (t, t + step, ...; those at or past tv are left alone) and, for the
  * presence penalty, the 32-bit half of the seen set's word that holds each group (a group of 4, t a
  * multiple of 4, lies in one word): all issued before any is used, so each iteration waits for one
@@ -741,8 +747,7 @@ __device__ __forceinline__ void ms_cu_ring_next(const ms_cu_row &c, const ms_cu_
 /* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
 template <int NG = 4, class F>
 __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
-    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const bool vec = ms_cu_vec4(c, t0);
     int32_t ts = t0;
     if (vec) {
         /* NG groups of 4 values per thread in flight before the first is used */
@@ -784,8 +789,7 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
 template <int NG, class F, class H, class G4 = int>
 __device__ __forceinline__ void ms_cu_for_chunk_w(const ms_cu_row &c, int32_t t0, int32_t t1, float skip_below, F f,
                                                   H after, G4 g4 = G4()) {
-    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const bool vec = ms_cu_vec4(c, t0);
     const int32_t wl = (int32_t)(threadIdx.x & ~31u); /* the warp's first thread */
     int32_t ts = t0;
     if (vec) {
@@ -1238,8 +1242,7 @@ __device__ __forceinline__ float ms_cu_group_max(const ms_cu_row &c, const float
  * does; the max as a float gives the same key (the key folds -0 into +0). */
 __device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0, int32_t t1) {
     float m = ms__neg_inf();
-    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const bool vec = ms_cu_vec4(c, t0);
     int32_t ts = t0;
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
@@ -1536,8 +1539,7 @@ __device__ unsigned long long ms_cu_ring_rows[2];
  * four NaN give NaN, not below the cut: tested per token, where each fails). */
 template <int NG, bool RG, class P> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups */
 __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, const ms_cu_ring &rg, P pass) {
-    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const bool vec = ms_cu_vec4(c, t0);
     const float cut = c.xcut;
     int32_t ts = t0;
     (void)rg;
@@ -2049,8 +2051,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
                                                 ) {
     const unsigned FULL = 0xffffffffu;
-    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const bool vec = ms_cu_vec4(c, t0);
     const int32_t wl = (int32_t)(threadIdx.x & ~31u);
     const int lane = (int)(threadIdx.x & 31u);
     const float T = c.sl.temperature;
@@ -2810,8 +2811,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 atomicAdd(&shi[b], (uint32_t)(q >> 32));
             }
         };
-        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-        const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+        const bool vec = ms_cu_vec4(c, t0);
         int32_t ts = t0;
         if (vec) {
             constexpr int NG = MS_CU_K2_HLEAN_NG;
@@ -3147,8 +3147,7 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
         if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
     };
     const unsigned FULLM = 0xffffffffu;
-    const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-    const bool vec = (((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0;
+    const bool vec = ms_cu_vec4(c, t0);
 #ifdef MS_CU_K3_SLEAN
     /* Round 24D (MS_CU_K3_SLEAN, on since the seventeenth session's final call): rows that need only each token's key
      * and mass (top-p alone: no penalty, no min-p, no +inf row, no floor) take a copy of the loop below without the
@@ -4051,8 +4050,7 @@ __device__ void ms_cu_draw_range(const ms_cu_args &a, int32_t r, const ms_cu_row
                                  unsigned long long *scr) {
 #ifndef MS_CU_NO_DRAWV
     if (a.drawv) {
-        const size_t es = c.dtype == MS_DTYPE_F32 ? 4 : 2;
-        if ((((uintptr_t)c.row + (size_t)t0 * es) & (4 * es - 1)) == 0 && (t0 & 3) == 0) {
+        if (ms_cu_vec4(c, t0)) {
             ms_cu_draw_range_v(a, r, c, S, lb, t0, t1, base0, target, floor_on, scr);
             return;
         }
