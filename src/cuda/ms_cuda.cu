@@ -6075,6 +6075,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
         cfg.numAttrs = 1;
 #ifdef MS_CU_K3_KERNEL
+#  ifdef MS_CU_K3_SKIP
+        /* Round 25A (-DMS_CU_K3_SKIP: a measurement binary, never a default): no K3, so K4 waits on K2's grid directly.
+         * Exact only for rows K3 has no work for (lite, greedy, unfiltered: the full setting); wrong for FAST / BAND
+         * rows (top-p alone). It bounds what removing the K2 -> K3 -> K4 link can gain. */
+        if (!(MS_CU_K3_SKIP >= 2 || a.k4warm)) /* 1 (or no value): the warm-up steps only; 2: every step */
+#  endif
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
 #endif
         cfg.gridDim = dim3((unsigned)n);
