@@ -194,7 +194,7 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
                                    "K4w idord", "K2 scan", "K4 pre", "K4 list0", "K4 tminmax", "K4 tlevel1",
                                    "K4 tkth", "K4 trim", "K4 fmass", "K4 exit", "K0 in",
                                    "K2 first", "K2 half", "K1 k1n", "K2 k2n", "K2 drained", "K2 waited",
-                                   "ev 32", "ev 33", "K4 rthist", "K4 rtdone", "K4 warm0", "K4 warm1"};
+                                   "K3w mode", "K3w done", "K4 rthist", "K4 rtdone", "K4 warm0", "K4 warm1"};
     enum { R = 9, E = 38 };
     double lo[E][R], hi[E][R];
     unsigned long long l[38], h[38], q[16];

@@ -80,6 +80,10 @@
 #if !defined(MS_CU_NO_K3W_B0LATE) && !defined(MS_CU_K3W_B0LATE) && defined(MS_CU_K4_WARM)
 #  define MS_CU_K3W_B0LATE
 #endif
+/* Round 25A (-DMS_CU_K3W_K2, off): in the warm-up steps (those that launch ms_cu_k4w) no K3: K2's grid has n G more
+ * blocks, which do K3's work for their row's chunk once K2's last block of the row published its mode (a flag, with a
+ * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). Needs the defaults
+ * named at its check (below MS_CU_K4_TWO). */
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
@@ -263,6 +267,12 @@
 #endif
 #if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF) || defined(MS_CU_K3_IN_K2))
 #  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults) and no MS_CU_ROWFLAGS"
+#endif
+#ifdef MS_CU_K3W_K2 /* round 25A (above) */
+#  if !defined(MS_CU_K3_KERNEL) || !defined(MS_CU_K3_NOWAIT) || !defined(MS_CU_K4_PWOWN) || !defined(MS_CU_K4_ZERO) || \
+      !defined(MS_CU_OR_K2OWN)
+#    error "-DMS_CU_K3W_K2 needs K3's kernel with MS_CU_K3_NOWAIT, MS_CU_K4_PWOWN, MS_CU_K4_ZERO and MS_CU_OR_K2OWN (the defaults)"
+#  endif
 #endif
 #ifndef MS_CU_K4L_CAP
 #  define MS_CU_K4L_CAP 2048 /* K4L's candidates in shared memory (a row with more goes to K4R) */
@@ -506,7 +516,8 @@ __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
  * count in k2n (lite and one-read rows, after the atomicAdd); 3 and 9 are then after the row's counter wait.
  * Fourteenth session (one-read K2, ms_cu_k2_one, thread 0 of the block): 30 the staged tokens drained (after the
  * barrier that follows the drain or the overflow's re-read), 31 past its PDL wait (then the list; 4 is the exit).
- * Fifteenth session: 32-33 helper A's, 34-35 helper B's (round 21B, -DMS_CU_K4_RTRIM, ms_cu_k4_rtrim, thread 0 of the block: 34
+ * Round 25A (-DMS_CU_K3W_K2, ms_cu_k2_k3w, thread 0 of K3's blocks in K2's grid, FAST / BAND rows): 32 its row's mode
+ * seen (or given up), 33 its gather done. Fifteenth session: 32-33 helper A's, 34-35 helper B's (round 21B, -DMS_CU_K4_RTRIM, ms_cu_k4_rtrim, thread 0 of the block: 34
  * its histogram done (after its first barrier), 35 its list written (after its second barrier)); round 20C (K4's warm-up pass, MS_CU_K4_WARM, thread 0 of the
  * block): 36 the warm-up pass begins (after the lean set-up, before its barrier), 37 it ended (its finish done). */
 #define MS_CU_NSTAMP 38
@@ -1175,6 +1186,9 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
+#endif
+#ifdef MS_CU_K3W_K2
+    int32_t k3w;                    /* round 25A: K2's grid does K3's work this step (ms_cu_k2_k3w; K4w checks k3done) */
 #endif
 };
 
@@ -2546,7 +2560,7 @@ __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, i
 __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
                                                 ms_cu_rowstat *st, uint32_t mode, uint32_t bound, unsigned long long *sh);
 
-#ifndef MS_CU_K3_KERNEL
+#if !defined(MS_CU_K3_KERNEL) || defined(MS_CU_K3W_K2)
 /* Round 15B (tests only): ms_cu_k3_giveup 1 makes the odd K2 blocks of a row, but its last, give up their gather
  * without marking the row (the others gather: a partial list and partial chunk masses), 2 every block, marking it
  * (ms__cuda_k3); ms_cu_k3_rows counts, once ms_cu_count_all is set, [0] blocks that gathered in K2, [1]
@@ -2569,6 +2583,8 @@ __device__ __forceinline__ unsigned long long ms_cu_gtimer() {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+#endif
+#ifndef MS_CU_K3_KERNEL
 
 /* Round 15B: K3's work in K2, for a non-lite row after its ticket (every block; the row's last after it published
  * the mode). The last block writes the mode, bound and masses, resets cand_n, then sets bit 0 of k3go (fence, then
@@ -2618,13 +2634,93 @@ __device__ __forceinline__ void ms_cu_k2_k3(const ms_cu_args &a, int32_t r, int3
 }
 #endif
 
+#ifdef MS_CU_K3W_K2
+/* Round 25A (-DMS_CU_K3W_K2): K3's work in K2's grid in the warm-up steps (a.k3w: ms_cu_launch; there K2's grid is 2 n G
+ * blocks, K3 is not launched, K4w waits on K2's grid). Block n G + b (b = r G + g) is K3's block b: it reads its row's
+ * slot and, as K3 (MS_CU_K3_NOWAIT), returns at once for rows K2 never leaves FAST or BAND (greedy, unfiltered, lite:
+ * the full setting), its first block after the PDL wait on every path (so that K2's grid still completes after K1's, as
+ * K3's did after K2's). For other rows it waits for K1 (this step's zeroed stats and the row max), returns where the
+ * row max is empty (K2's blocks return there too: no mode is published), and thread 0 waits for bit 0 of k3go, which K2's
+ * last block of the row sets after the mode, bound, masses and cand_n (a fence, then atomicOr: a release; here an
+ * acquire load). Then, in a FAST or BAND row, it counts itself in k3done and gathers its chunk as K3 does
+ * (ms_cu_k3_gather, the same code). The main blocks (indices below n G) are dispatched first and never wait for these,
+ * so the flag comes whenever the row's G main blocks run; but a block waits at most ms_cu_k3_spin_ns (round 15B's
+ * bound, %globaltimer), then sets bit 1 (the row is given up: its other blocks stop waiting) and returns, and K4w
+ * takes a FAST or BAND row whose k3done is below G by the whole-row path, which reads nothing a gather writes (round
+ * 15B): correctness never rests on scheduling. The tests' hook (ms__cuda_k3) forces give-ups: 1 the odd blocks give
+ * up without marking (a partial gather), 2 every block. Exact: the gather is K3's code on the same inputs, only the
+ * block that runs it and the event that releases it change. */
+__device__ __forceinline__ void ms_cu_k2_k3w(const ms_cu_args &a, uint32_t *wfilt, unsigned long long *sh, uint32_t *word) {
+    const int32_t b = (int32_t)(blockIdx.x - gridDim.x / 2);
+    const int32_t r = b / a.G, g = b % a.G;
+    const int32_t slot = ms_cu_slot_ok(a, r);
+    if (slot < 0) {
+        if (b == 0) ms_cu_pdl_wait();
+        return;
+    }
+    {
+        ms_cu_row q;
+        q.sl = a.slots[slot];
+        q.V = a.V;
+        q.filters = a.apply_filters;
+        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        const ms_cu_filt qf = ms_cu_filters(q);
+        if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
+            if (b == 0) ms_cu_pdl_wait();
+            return;
+        }
+    }
+    ms_cu_row c;
+    ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
+                    a.apply_filters, a.seen, a.seen_words, a.hist, a.hist_cap, a.stop, wfilt);
+    ms_cu_pdl_wait(); /* K1's completion: the step's zeroed stats (K0 or the last step's K4) and the row max */
+    ms_cu_rowstat *st = &a.stats[r];
+    if (!ms_cu_set_max(c, st)) return; /* as K2's blocks, which then publish no mode */
+    if (threadIdx.x == 0) {
+        uint32_t m = MS_CU_MODE_NONE; /* given up: no gather */
+        const int hook = ms_cu_k3_giveup; /* tests: 1 odd blocks give up unmarked, 2 every block */
+        const bool mark = !(hook == 1 && (g & 1));
+        if (mark && hook != 2) {
+            uint32_t v = ms_cu_ld_acquire(&st->k3go);
+            if (!(v & 1u)) {
+                const unsigned long long t0 = ms_cu_gtimer();
+                unsigned ns = 32;
+                while (!((v = ms_cu_ld_acquire(&st->k3go)) & 3u)) {
+                    if (ms_cu_gtimer() - t0 > ms_cu_k3_spin_ns) break;
+                    __nanosleep(ns);
+                    ns = ns < 256 ? 2 * ns : ns;
+                }
+            }
+            if ((v & 3u) == 1u) m = __ldcg(&st->mode);
+        }
+        ms_cu_stamp(32);
+        if (m == MS_CU_MODE_FAST || m == MS_CU_MODE_BAND) {
+            atomicAdd(&st->k3done, 1u); /* K4w reads it after K2's grid completed, when this block's gather is done */
+            if (ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[0], 1ull);
+        } else if (m == MS_CU_MODE_NONE && mark) {
+            atomicOr(&st->k3go, 2u); /* the row's other blocks need not wait: K4w takes the whole-row path */
+        }
+        *word = m;
+    }
+    __syncthreads();
+    const uint32_t mode = *word;
+    if (mode != MS_CU_MODE_FAST && mode != MS_CU_MODE_BAND) return;
+    ms_cu_k3_gather(a, r, g, c, st, mode, __ldcg(&st->bound), sh);
+    ms_cu_stamp(33);
+}
+#endif
+
 #ifdef MS_CU_OR_K2OWN
 /* Round 18D (-DMS_CU_OR_K2OWN, off): OWN true is the one-read steps' K2, "K2or" (ms_cu_k2<true, RG, true>, with
  * ms_cu_k2or_row; its own __launch_bounds__, MS_CU_K2OR_MINB: a tunable, K2's 4 by default); OWN false is K2 as
  * without the switch. A third template parameter rather than K2's body as a function called by two kernels: that
  * build gave ms_cu_k2<false, ...> other code (ptxas: 184 / 344 B of spills instead of 172 / 304; the inlined body's
  * address arithmetic hoisted differently), this one leaves its PTX as the default's but for the names. */
+#  ifdef MS_CU_K3W_K2
+template <bool OR, bool RG, bool OWN = false, bool K3W = false> /* K3W: round 25A's K2 of the warm-up steps (ms_cu_k2_k3w) */
+#  else
 template <bool OR, bool RG, bool OWN = false>
+#  endif
 __global__ void __launch_bounds__(MS_CU_T123, OWN ? MS_CU_K2OR_MINB : MS_CU_K2_MINB) ms_cu_k2(ms_cu_args a) {
 #else
 template <bool OR, bool RG> /* OR: as ms_cu_k1; RG: round 15A's ring in the scans (ms_cu_launch: grids past one wave) */
@@ -2646,6 +2742,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     __shared__ uint32_t sn, sbase;
     ms_cu_stamp(2);
     ms_cu_pdl_go();
+#if defined(MS_CU_K3W_K2) && defined(MS_CU_OR_K2OWN)
+    if (K3W && blockIdx.x >= gridDim.x / 2) { /* round 25A: K3's blocks */
+        ms_cu_k2_k3w(a, wfilt, sh, &last);
+        return;
+    }
+#endif
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
@@ -2965,6 +3067,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifndef MS_CU_K3_KERNEL
         __threadfence(); /* the fields above before the flag: a release, paired with ms_cu_k2_k3's acquire */
         atomicOr(&st->k3go, 1u);
+#endif
+#if defined(MS_CU_K3W_K2) && defined(MS_CU_OR_K2OWN)
+        if (K3W) { /* round 25A: the same release for ms_cu_k2_k3w's blocks */
+            __threadfence();
+            atomicOr(&st->k3go, 1u);
+        }
 #endif
     }
 #ifndef MS_CU_K3_KERNEL
@@ -5244,6 +5352,13 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
         if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
     }
 #endif
+#ifdef MS_CU_K3W_K2
+    /* round 25A: likewise for ms_cu_k2_k3w's blocks (K4w in a step where K2's grid gathered) */
+    if (PW && a.k3w && (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) && st->k3done != (uint32_t)a.G) {
+        mode = MS_CU_MODE_FULL;
+        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
+    }
+#endif
     if (mode == MS_CU_MODE_BAND && st->cand_n > MS_CU_CAND) mode = MS_CU_MODE_FULL; /* never seen (K2 counted them) */
     if (threadIdx.x == 0 && (mode == MS_CU_MODE_BAND || mode == MS_CU_MODE_FULL)) /* for the tests (rare modes only) */
         atomicAdd(&ms_cu_mode_rows[mode], 1ull);
@@ -6027,6 +6142,16 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #  endif
     }
 #endif
+#ifdef MS_CU_K3W_K2
+    /* Round 25A: in the steps that launch K4w with K2's plain instantiation (the warm-up steps; not where the tests'
+     * hooks force the one-read path or the ring), K2's grid of 2 n G blocks does K3's work (ms_cu_k2_k3w) and K3 is not
+     * launched. From B, V and the hooks alone: capturable. */
+    a.k3w = a.k4warm && k4 == ms_cu_k4w && k2 == ms_cu_k2<false, false> ? 1 : 0;
+    if (a.k3w) k2 = ms_cu_k2<false, false, false, true>;
+    const unsigned k2blocks = a.k3w ? 2u * blocks : blocks;
+#else
+    const unsigned k2blocks = blocks;
+#endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     bool k0 = true;
 #ifdef MS_CU_K4_ZERO
@@ -6072,9 +6197,18 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         e = cudaLaunchKernelEx(&cfg, k1, a);
         cfg.attrs = at;
         cfg.numAttrs = 1 + cv;
+#ifdef MS_CU_K3W_K2
+        cfg.gridDim = dim3(k2blocks); /* round 25A: 2 n G in its steps */
+#endif
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
+#ifdef MS_CU_K3W_K2
+        cfg.gridDim = dim3(blocks);
+#endif
         cfg.numAttrs = 1;
 #ifdef MS_CU_K3_KERNEL
+#  ifdef MS_CU_K3W_K2
+        if (!a.k3w) /* round 25A: K2's grid did K3's work */
+#  endif
 #  ifdef MS_CU_K3_SKIP
         /* Round 25A (-DMS_CU_K3_SKIP: a measurement binary, never a default): no K3, so K4 waits on K2's grid directly.
          * Exact only for rows K3 has no work for (lite, greedy, unfiltered: the full setting); wrong for FAST / BAND
@@ -6097,8 +6231,11 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k4, a);
     } else {
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-        k2<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
+        k2<<<k2blocks, MS_CU_T123, 0, st->stream>>>(a);
 #ifdef MS_CU_K3_KERNEL
+#  ifdef MS_CU_K3W_K2
+        if (!a.k3w) /* round 25A */
+#  endif
         k3<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
 #endif
 #ifdef MS_CU_K4_TWO
@@ -6453,7 +6590,7 @@ extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu
 
 /* Round 15B's hook and counters (ms_cu_k3_giveup, ms_cu_k3_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]) {
-#ifndef MS_CU_K3_KERNEL
+#if !defined(MS_CU_K3_KERNEL) || defined(MS_CU_K3W_K2) /* round 25A: its blocks in K2's grid use the same hook */
     const unsigned long long ns = spin_us < 0 ? (unsigned long long)MS_CU_K3_SPIN_US * 1000ull : (unsigned long long)spin_us * 1000ull;
     if ((giveup >= 0 && cudaMemcpyToSymbol(ms_cu_k3_giveup, &giveup, sizeof giveup) != cudaSuccess) ||
         (spin_us != -2 && cudaMemcpyToSymbol(ms_cu_k3_spin_ns, &ns, sizeof ns) != cudaSuccess)) {
