@@ -824,7 +824,13 @@ TEST(cuda_identity_band) {
  * reference's; the counters must show rows served whole after a give-up and none by BAND in parts 1-2, blocks
  * that gathered in part 1 but none in part 2, and in part 3 BAND rows and no give-up. A build with K3 as its own
  * kernel (the default since round 15B; -DMS_CU_K3_IN_K2 builds the gather in K2) has no hook: the test says so and
- * passes. Quick: V 32000, B 1 / 64, one step. */
+ * passes. Quick: V 32000, B 1 / 8, one step.
+ * Round 25A (-DMS_CU_K3W_K2): K3's blocks in K2's grid, only in the steps that launch K4w (B=1 at V 151936, B <= 8 at V
+ * 32000 on the H200; -DMS_CU_K3W_K2=2: every step without the one-read path or the ring), use the same hook with the
+ * same meaning (1: the odd blocks give up unmarked; 2: every block). So every case is such a step: part 1 BAND and
+ * top-p rows at fp32 V 151936 B 1, top-p fp32 V 32000 B 7, bf16 V 32000 B 7 (two steps); part 2 BAND rows at fp32 V
+ * 151936 B 1 and V 32000 B 7; part 3 BAND rows at V 151936 B 1 and V 32000 B 8, one step. (Before round 25A: B 37,
+ * 7 and 99 at V 151936, which a -DMS_CU_K3W_K2 build serves with K3's kernel.) */
 static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
     uint64_t kb[2], ka[2], mb[8], ma[8];
     REQUIRE(ms__cuda_k3(part == 3 ? 0 : part, -2, kb) == 1);
@@ -836,18 +842,17 @@ static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
         ms_dtype d = MS_DTYPE_F32;
         bool topp = false;
         if (part == 1) {
-            if (k == 1) B = 37;
-            else if (k == 2) B = 7, topp = true;
+            if (k == 1) topp = true;
+            else if (k == 2) V = 32000, B = 7, topp = true;
             else if (k == 3) V = 32000, B = 7, d = MS_DTYPE_BF16;
         } else if (part == 2) {
             if (k > 1) break;
-            if (k == 0) B = 7;
-            else V = 32000, topp = true;
+            if (k == 1) V = 32000, B = 7;
         } else {
             if (k > 1) break;
-            if (k == 1) B = 99;
+            if (k == 1) V = 32000, B = 8;
         }
-        if (quick()) V = 32000, B = B > 1 ? 64 : 1; /* enough FAST / BAND rows in one step (call 2: 1 of 8 at B 7) */
+        if (quick()) V = 32000, B = B > 1 ? 8 : 1; /* round 25A: steps that launch K4w (B <= 8 at V 32000) */
         idcase *cs = case_add(cases, &n, V, B, d, quick() || part == 3 ? 1 : 2, 0x3b15000u + 100u * (uint64_t)part + (uint64_t)n);
         if (topp) cs->topp = true;
         else cs->band = true;
