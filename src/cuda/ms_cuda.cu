@@ -82,8 +82,9 @@
 #endif
 /* Round 25A (-DMS_CU_K3W_K2, off): in the warm-up steps (those that launch ms_cu_k4w) no K3: K2's grid has n G more
  * blocks, which do K3's work for their row's chunk once K2's last block of the row published its mode (a flag, with a
- * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). Needs the defaults
- * named at its check (below MS_CU_K4_TWO). */
+ * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). -DMS_CU_K3W_K2=2:
+ * in every step of K2's plain instantiation (no one-read path, no ring). Needs the defaults named at its check (below
+ * MS_CU_K4_TWO). */
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
@@ -5354,7 +5355,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #endif
 #ifdef MS_CU_K3W_K2
     /* round 25A: likewise for ms_cu_k2_k3w's blocks (K4w in a step where K2's grid gathered) */
-    if (PW && a.k3w && (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) && st->k3done != (uint32_t)a.G) {
+    if ((PW || MS_CU_K3W_K2 >= 2) && !OR && a.k3w && (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) &&
+        st->k3done != (uint32_t)a.G) { /* =2: ms_cu_k4<false> too */
         mode = MS_CU_MODE_FULL;
         if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
     }
@@ -6146,7 +6148,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     /* Round 25A: in the steps that launch K4w with K2's plain instantiation (the warm-up steps; not where the tests'
      * hooks force the one-read path or the ring), K2's grid of 2 n G blocks does K3's work (ms_cu_k2_k3w) and K3 is not
      * launched. From B, V and the hooks alone: capturable. */
+#  if MS_CU_K3W_K2 >= 2
+    /* -DMS_CU_K3W_K2=2: every step of K2's plain instantiation (no one-read path, no ring: its n G blocks in one wave) */
+    a.k3w = k2 == ms_cu_k2<false, false> ? 1 : 0;
+#  else
     a.k3w = a.k4warm && k4 == ms_cu_k4w && k2 == ms_cu_k2<false, false> ? 1 : 0;
+#  endif
     if (a.k3w) k2 = ms_cu_k2<false, false, false, true>;
     const unsigned k2blocks = a.k3w ? 2u * blocks : blocks;
 #else
