@@ -80,7 +80,7 @@
 #if !defined(MS_CU_NO_K3W_B0LATE) && !defined(MS_CU_K3W_B0LATE) && defined(MS_CU_K4_WARM)
 #  define MS_CU_K3W_B0LATE
 #endif
-/* Round 25A (-DMS_CU_K3W_K2, off): in the warm-up steps (those that launch ms_cu_k4w) no K3: K2's grid has n G more
+/* Round 25A (MS_CU_K3W_K2, on: defined below MS_CU_K4_TWO, where its prerequisites are known): in the warm-up steps (those that launch ms_cu_k4w) no K3: K2's grid has n G more
  * blocks, which do K3's work for their row's chunk once K2's last block of the row published its mode (a flag, with a
  * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). -DMS_CU_K3W_K2=2:
  * in every step of K2's plain instantiation (no one-read path, no ring). Needs the defaults named at its check (below
@@ -268,6 +268,15 @@
 #endif
 #if defined(MS_CU_K4_TWO) && (!defined(MS_CU_ONEREAD) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF) || defined(MS_CU_K3_IN_K2))
 #  error "-DMS_CU_K4_TWO needs MS_CU_ONEREAD, MS_CU_K4_ZERO and K3's own kernel (the defaults) and no MS_CU_ROWFLAGS"
+#endif
+/* Round 25A (docs/cuda.md, docs/decisions.md), on: MS_CU_K3W_K2 (1: the warm-up steps; described above). H200, full
+ * setting V=151936 fp32, B=1: flat -0.77 / -0.57 us, peaked -0.79 / -0.82 (two calls), bf16 flat -0.36 / peaked -0.79;
+ * B >= 2 the kernels as before; top-p alone B=1 flat -0.08 / -0.32, peaked +0.34 / +0.29. Exact: all 16 CUDA tests
+ * (bench/results/cuda_h200_2026-12-01-round25a.md). Defined where its prerequisites are; -DMS_CU_NO_K3W_K2 builds
+ * without it. */
+#if !defined(MS_CU_NO_K3W_K2) && !defined(MS_CU_K3W_K2) && defined(MS_CU_K3_KERNEL) && defined(MS_CU_K3_NOWAIT) && \
+    defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_ZERO) && defined(MS_CU_OR_K2OWN)
+#  define MS_CU_K3W_K2 1
 #endif
 #ifdef MS_CU_K3W_K2 /* round 25A (above) */
 #  if !defined(MS_CU_K3_KERNEL) || !defined(MS_CU_K3_NOWAIT) || !defined(MS_CU_K4_PWOWN) || !defined(MS_CU_K4_ZERO) || \
