@@ -84,7 +84,8 @@
  * blocks, which do K3's work for their row's chunk once K2's last block of the row published its mode (a flag, with a
  * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). -DMS_CU_K3W_K2=2:
  * in every step of K2's plain instantiation (no one-read path, no ring). Needs the defaults named at its check (below
- * MS_CU_K4_TWO). */
+ * MS_CU_K4_TWO). With it, ms_cu_k3<true> (MS_CU_K3W_B0LATE) runs only in warm-up steps where the tests' hooks force the
+ * ring or the one-read path (a.k3w 0), or with -DMS_CU_NO_K3W_K2. */
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
@@ -6228,7 +6229,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #  ifdef MS_CU_K3_SKIP
         /* Round 25A (-DMS_CU_K3_SKIP: a measurement binary, never a default): no K3, so K4 waits on K2's grid directly.
          * Exact only for rows K3 has no work for (lite, greedy, unfiltered: the full setting); wrong for FAST / BAND
-         * rows (top-p alone). It bounds what removing the K2 -> K3 -> K4 link can gain. */
+         * rows (top-p alone). It bounds what removing the K2 -> K3 -> K4 link can gain. Round 25A's measured K was
+         * 56ef05d + -DMS_CU_K3_SKIP=2, before MS_CU_K3W_K2 was on: with it on, add -DMS_CU_NO_K3W_K2 for the same kernels. */
         if (!(MS_CU_K3_SKIP >= 2 || a.k4warm)) /* 1 (or no value): the warm-up steps only; 2: every step */
 #  endif
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k3, a);
