@@ -1176,6 +1176,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
+#ifdef MS_CU_K1_ORPF
+    int32_t orpf;                   /* round 25B: bytes of its chunk a K1 block of a one-read row prefetches into L2 (0: none) */
+#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -1348,8 +1351,49 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
 /* OR (round 14): the instantiation launched in steps whose chunks take the one-read path (a.oneread, set on
  * the host from B and V); the other one compiles as the default without the path, so that small batches pay
  * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
+#if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
+/* Round 25B (-DMS_CU_K1_OREXIT): K1<true>'s one-read rows leave before ms_cu_row_setup. The verdict is ms_cu_onread on
+ * the fields it reads (c.sl, c.V, c.filters, c.minp_on), set as ms_cu_row_setup sets them, the same decision K2or's
+ * ms_cu_k2or_row and K4 take from the slot alone (as K3's idle blocks since round 15B): ms_cu_onread holds !greedy
+ * (T >= MS_GREEDY_TEMPERATURE), so K1's old test (!c.greedy && ms_cu_onread) is the same predicate. Such a block
+ * touches no shared memory, so it skips ms_cu_row_setup's barrier; nothing of K1's is read for the row (round 13).
+ * With -DMS_CU_K1_ORPF the block first issues L2 prefetches of the first a.orpf bytes of its row's one-read chunk (the
+ * chunk K2or's block g scans): hints, which change no value. Returns true when the block is done. */
+__device__ __forceinline__ bool ms_cu_k1_orexit(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot) {
+    const char *row = a.logits + (size_t)r * (size_t)a.stride * a.elem;
+    ms_cu_row c;
+    c.sl = a.slots[slot];
+    c.V = a.V;
+    c.filters = a.apply_filters;
+    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
+    if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false;
+#ifdef MS_CU_K1_ORPF
+    if (a.orpf > 0 && g < MS_CU_ORG(a)) {
+        const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* as ms_cu_k2_one */
+        const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+        const char *p0 = row + (size_t)t0 * a.elem;
+        int64_t nb = (int64_t)(t1 - t0) * a.elem;
+        if (nb > a.orpf) nb = a.orpf;
+        for (int64_t o = (int64_t)threadIdx.x * 128; o < nb; o += (int64_t)blockDim.x * 128)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(p0 + o));
+    }
+#endif
+    ms_cu_pdl_wait(); /* as K1's one-read return below: K2 publishes after its wait for K1, which covers K0 */
+    return true;
+}
+#endif
+
+#ifdef MS_CU_K1OR_MINB
+/* Round 25B (-DMS_CU_K1OR_MINB=n, a measurement switch): K1<true>'s blocks per multiprocessor the registers must allow
+ * (K1<false> keeps 4). At 4 K1<true> takes 64 registers, so 4 of its blocks fill a multiprocessor's registers and K2or's
+ * blocks (64 registers, 42 KB) enter only as K1's leave; at 8 (32 registers) two K2or blocks fit beside four of K1's.
+ * Only the register allocation changes (spills in K1's general body, which one-read steps' rows rarely run). */
+template <bool OR>
+__global__ void __launch_bounds__(MS_CU_T123, OR ? MS_CU_K1OR_MINB : 4) ms_cu_k1(ms_cu_args a) {
+#else
 template <bool OR>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
+#endif
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
     ms_cu_stamp(0);
@@ -1357,6 +1401,12 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
+#if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
+    if (OR && ms_cu_k1_orexit(a, r, g, slot)) { /* round 25B */
+        ms_cu_stamp(1);
+        return;
+    }
+#endif
 #ifdef MS_CU_K1_EARLY
     if (!OR && ms_cu_k1_early(a, r, g, slot, wfilt, red[0])) { /* round 18C */
         ms_cu_stamp(1);
@@ -5802,6 +5852,15 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
+#ifdef MS_CU_K1_ORPF
+/* Round 25B (-DMS_CU_K1_ORPF, with -DMS_CU_K1_OREXIT): the bytes of its chunk a K1 block of a one-read row prefetches
+ * into L2 (ms_cu_k1_orexit), in one-read steps whose K2 grid is one wave (no ring) unless ms_cu_orpf_any; a hint only.
+ * ms__cuda_orpf sets both (measurements). */
+#  ifndef MS_CU_K1_ORPF_B
+#    define MS_CU_K1_ORPF_B 32768
+#  endif
+static int32_t ms_cu_orpf = MS_CU_K1_ORPF_B, ms_cu_orpf_any = 0;
+#endif
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
 static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
@@ -6008,6 +6067,14 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifndef MS_CU_NO_RING
     const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
     if (ring) k2 = ms_cu_k2<false, true>;
+#endif
+#ifdef MS_CU_K1_ORPF
+    /* round 25B: K1's prefetch for the one-read rows, in one-wave steps (from B and V alone: capturable) */
+#  ifndef MS_CU_NO_RING
+    a.orpf = a.oneread && (!ring || ms_cu_orpf_any) ? ms_cu_orpf : 0;
+#  else
+    a.orpf = a.oneread ? ms_cu_orpf : 0;
+#  endif
 #endif
 #ifdef MS_CU_ONEREAD
     if (a.oneread) { /* round 14: the one-read path's instantiations only in steps that can take it */
@@ -6422,6 +6489,20 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
     (void)minchunk;
     if (out)
         for (int i = 0; i < 5; i++) out[i] = 0;
+    return 0;
+#endif
+}
+
+/* Round 25B's knob (measurements): K1's prefetch in one-read steps, bytes a block (-1: MS_CU_K1_ORPF_B), and any != 0
+ * also in steps with the ring. Returns 1 when built with -DMS_CU_K1_ORPF, else 0. */
+extern "C" int ms__cuda_orpf(int32_t bytes, int32_t any) {
+#ifdef MS_CU_K1_ORPF
+    ms_cu_orpf = bytes < 0 ? MS_CU_K1_ORPF_B : bytes;
+    ms_cu_orpf_any = any;
+    return 1;
+#else
+    (void)bytes;
+    (void)any;
     return 0;
 #endif
 }
