@@ -1359,14 +1359,40 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
  * touches no shared memory, so it skips ms_cu_row_setup's barrier; nothing of K1's is read for the row (round 13).
  * With -DMS_CU_K1_ORPF the block first issues L2 prefetches of the first a.orpf bytes of its row's one-read chunk (the
  * chunk K2or's block g scans): hints, which change no value. Returns true when the block is done. */
+#ifndef MS_CU_K1_OREXIT_INL
+/* The verdict alone, out of line and from values (round 25B's second build): inlined (-DMS_CU_K1_OREXIT_INL, the first
+ * build, measured) K1<true>'s general body took 16 bytes of stack, not 8, and top-p alone was 1.2-1.4 us slower at
+ * B=64; out of line with the arguments by reference the kernel copied its parameters to the stack (248 bytes). b holds
+ * the three fields of the step's arguments that ms_cu_onread reads (a.oneread, MS_CU_ORG(a), a.elem). */
+__device__ __noinline__ bool ms_cu_k1_orrow(const ms_cu_slot *slots, int32_t slot, const void *row, int32_t V,
+                                             bool apply_filters, int32_t oneread, int32_t G, int32_t elem) {
+    ms_cu_args b;
+    b.oneread = oneread;
+    b.G = G;
+#ifdef MS_CU_OR_FEW
+    b.Go = G;
+#endif
+    b.elem = elem;
+    ms_cu_row c;
+    c.sl = slots[slot];
+    c.V = V;
+    c.filters = apply_filters;
+    c.minp_on = apply_filters && c.sl.min_p > 0.0f;
+    return ms_cu_onread(b, row, c, ms_cu_filters(c));
+}
+#endif
 __device__ __forceinline__ bool ms_cu_k1_orexit(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot) {
     const char *row = a.logits + (size_t)r * (size_t)a.stride * a.elem;
+#ifdef MS_CU_K1_OREXIT_INL
     ms_cu_row c;
     c.sl = a.slots[slot];
     c.V = a.V;
     c.filters = a.apply_filters;
     c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
     if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false;
+#else
+    if (!ms_cu_k1_orrow(a.slots, slot, row, a.V, a.apply_filters, a.oneread, MS_CU_ORG(a), a.elem)) return false;
+#endif
 #ifdef MS_CU_K1_ORPF
     if (a.orpf > 0 && g < MS_CU_ORG(a)) {
         const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* as ms_cu_k2_one */
@@ -5892,7 +5918,7 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
  * (H200, full setting: flat 48.3 -> 46.9 us, peaked 39.4 -> 35.9; bf16 50.9 -> 48.0, 40.1 -> 36.7) while B=48 (29 MB)
  * stayed mixed (flat +0.5, peaked -2.9) and B=32 lost (flat +1.9): docs/cuda.md, round 16A. 3: the rule before. */
 #ifndef MS_CU_OR_L2Q
-#  define MS_CU_OR_L2Q 2
+#  define MS_CU_OR_L2Q 1
 #endif
 #ifdef MS_CU_OR_ELEM_DTYPE
 #  define MS_CU_OR_ELEM(e) ((int64_t)(e))

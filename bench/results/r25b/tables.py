@@ -12,13 +12,13 @@ for ln in open(f):
         cur = (m.group(1), m.group(4) or "f32", m.group(2)); continue
     p = ln.split()
     if cur and len(p) >= 9 and p[0].startswith(("full", "top-p")) and p[2].isdigit():
-        k = (cur[0], cur[1], p[1], int(p[2]), cur[2])
+        k = (cur[0], cur[1], p[1], int(p[2]), int(p[3]), cur[2])
         runs[k].append(float(p[4]))
         if "/" in p[8] and k not in tok: tok[k] = p[8]
-keys = sorted({k[:4] for k in runs}, key=lambda k: (k[0], k[1], k[2], k[3]))
-print("| setting | dtype | shape | B | " + " | ".join(f"{v} (runs)" for v in [base] + vs) + " | " +
+keys = sorted({k[:5] for k in runs}, key=lambda k: (k[0], k[1], k[4], k[2], k[3]))
+print("| setting | dtype | V | shape | B | " + " | ".join(f"{v} (runs)" for v in [base] + vs) + " | " +
       " | ".join(f"{v} - {base}" for v in vs) + " |")
-print("|" + "---|" * (4 + 1 + 2 * len(vs)))
+print("|" + "---|" * (5 + 1 + 2 * len(vs)))
 for k in keys:
     def cell(v):
         r = runs.get(k + (v,))
@@ -28,8 +28,8 @@ for k in keys:
     b, bm = cell(base)
     cs = [cell(v) for v in vs]
     d = [f"{c[1] - bm:+.2f}" if c[1] is not None and bm is not None else "-" for c in cs]
-    print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {b} | " + " | ".join(c[0] for c in cs) + " | " + " | ".join(d) + " |")
+    print(f"| {k[0]} | {k[1]} | {k[4]} | {k[2]} | {k[3]} | {b} | " + " | ".join(c[0] for c in cs) + " | " + " | ".join(d) + " |")
 print()
-bad = [f"{k[4]} {k[0]}/{k[1]} {k[2]} B={k[3]}: {t}" for k, t in sorted(tok.items()) if t.split("/")[0] != t.split("/")[1]]
+bad = [f"{k[5]} {k[0]}/{k[1]} V={k[4]} {k[2]} B={k[3]}: {t}" for k, t in sorted(tok.items()) if t.split("/")[0] != t.split("/")[1]]
 print(f"tokens (first run of each variant against the CPU reference): {len(tok)} cells checked, " +
       ("every one equal (a/a, e.g. " + ", ".join(sorted({t for t in tok.values()}, key=lambda x: int(x.split('/')[1]))) + ")" if not bad else "DIFFER: " + "; ".join(bad)))
