@@ -170,9 +170,6 @@ int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
 /* MS_BENCH_ORFEW=chunk[,maxb[,warm]] (round 23A): the few-chunk one-read steps' chunk, largest B and K4's warm-up
  * there (ms__cuda_orfew; a no-op in builds without -DMS_CU_OR_FEW) */
 int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
-/* MS_BENCH_ORPF=bytes[,any] (round 25B): K1's L2 prefetch for the one-read rows, bytes a block, any: also in steps with
- * the ring (ms__cuda_orpf; a no-op in builds without -DMS_CU_K1_ORPF) */
-int ms__cuda_orpf(int32_t bytes, int32_t any);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
     float us[6] = {0}, nok0 = 0;
@@ -277,10 +274,6 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     if (getenv("MS_BENCH_ORFEW")) {
         const char *e = getenv("MS_BENCH_ORFEW"), *cm = strchr(e, ','), *cw = cm ? strchr(cm + 1, ',') : NULL;
         (void)ms__cuda_orfew((int32_t)atoi(e), cm ? (int32_t)atoi(cm + 1) : -1, cw ? (int32_t)atoi(cw + 1) : -1);
-    }
-    if (getenv("MS_BENCH_ORPF")) {
-        const char *e = getenv("MS_BENCH_ORPF"), *cm = strchr(e, ',');
-        (void)ms__cuda_orpf((int32_t)atoi(e), cm ? (int32_t)atoi(cm + 1) : 0);
     }
 #endif
     ms_spec spec = ms_spec_default();

@@ -117,6 +117,12 @@
 #if !defined(MS_CU_NO_K4_TSEL_OR) && !defined(MS_CU_NO_K4_R17) && !defined(MS_CU_K4_TSEL_OR)
 #  define MS_CU_K4_TSEL_OR
 #endif
+/* Round 25B (docs/cuda.md, docs/decisions.md), on: the one-read path from 1/4 of L2 (MS_CU_OR_L2Q 1, a host rule:
+ * B >= 28 at V=151936 fp32; full setting B=28..48 0.9-3.5 us faster; all 16 CUDA tests on its binary).
+ * -DMS_CU_NO_OR_QUARTER builds the rule of rounds 16A-24 (1/2 of L2); -DMS_CU_OR_L2Q=n sets any quarter. */
+#if !defined(MS_CU_NO_OR_QUARTER) && !defined(MS_CU_OR_L2Q)
+#  define MS_CU_OR_L2Q 1
+#endif
 /* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
@@ -375,7 +381,7 @@ typedef struct ms_cu_rowstat {
 typedef struct ms_cu_state {
     int device;
     int sm_count;
-    int l2_bytes;       /* the one-read path only for batches larger than 1/2 of L2 (ms_cu_launch, MS_CU_OR_L2Q) */
+    int l2_bytes;       /* the one-read path only for batches larger than 1/4 of L2 (ms_cu_launch, MS_CU_OR_L2Q) */
     bool pdl;           /* programmatic dependent launch of K2..K4 (sm_90 and newer) */
     cudaStream_t stream;
     ms_cu_slot *d_slots;
@@ -1176,9 +1182,6 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
-#ifdef MS_CU_K1_ORPF
-    int32_t orpf;                   /* round 25B: bytes of its chunk a K1 block of a one-read row prefetches into L2 (0: none) */
-#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -1352,18 +1355,15 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
  * the host from B and V); the other one compiles as the default without the path, so that small batches pay
  * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
 #if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
-/* Round 25B (-DMS_CU_K1_OREXIT): K1<true>'s one-read rows leave before ms_cu_row_setup. The verdict is ms_cu_onread on
- * the fields it reads (c.sl, c.V, c.filters, c.minp_on), set as ms_cu_row_setup sets them, the same decision K2or's
- * ms_cu_k2or_row and K4 take from the slot alone (as K3's idle blocks since round 15B): ms_cu_onread holds !greedy
- * (T >= MS_GREEDY_TEMPERATURE), so K1's old test (!c.greedy && ms_cu_onread) is the same predicate. Such a block
- * touches no shared memory, so it skips ms_cu_row_setup's barrier; nothing of K1's is read for the row (round 13).
- * With -DMS_CU_K1_ORPF the block first issues L2 prefetches of the first a.orpf bytes of its row's one-read chunk (the
- * chunk K2or's block g scans): hints, which change no value. Returns true when the block is done. */
-#ifndef MS_CU_K1_OREXIT_INL
-/* The verdict alone, out of line and from values (round 25B's second build): inlined (-DMS_CU_K1_OREXIT_INL, the first
- * build, measured) K1<true>'s general body took 16 bytes of stack, not 8, and top-p alone was 1.2-1.4 us slower at
- * B=64; out of line with the arguments by reference the kernel copied its parameters to the stack (248 bytes). b holds
- * the three fields of the step's arguments that ms_cu_onread reads (a.oneread, MS_CU_ORG(a), a.elem). */
+/* Round 25B (-DMS_CU_K1_OREXIT, off: exact by construction, not validated; full setting 0.2-0.7 us faster at B >= 64,
+ * top-p alone 0.3-1.6 us slower, docs/cuda.md): K1<true>'s one-read rows leave before ms_cu_row_setup. The verdict is
+ * ms_cu_onread on the fields it reads (c.sl, c.V, c.filters, c.minp_on), set as ms_cu_row_setup sets them: the decision
+ * K2or's ms_cu_k2or_row and K4 take from the slot alone (as K3's idle blocks since round 15B). ms_cu_onread holds
+ * !greedy (T >= MS_GREEDY_TEMPERATURE), so K1's test below (!c.greedy && ms_cu_onread) is the same predicate. Such a
+ * block touches no shared memory, so it skips ms_cu_row_setup's barrier; nothing of K1's is read for the row (round 13).
+ * Out of line and from values: inlined (round 25B's first build) K1<true>'s general body took 16 bytes of stack, not 8,
+ * and top-p alone was 1.2-1.4 us slower at B=64; out of line with the arguments by reference the kernel copied its
+ * parameters to the stack (248 bytes). b holds the three fields of the step's arguments that ms_cu_onread reads. */
 __device__ __noinline__ bool ms_cu_k1_orrow(const ms_cu_slot *slots, int32_t slot, const void *row, int32_t V,
                                              bool apply_filters, int32_t oneread, int32_t G, int32_t elem) {
     ms_cu_args b;
@@ -1381,45 +1381,9 @@ __device__ __noinline__ bool ms_cu_k1_orrow(const ms_cu_slot *slots, int32_t slo
     return ms_cu_onread(b, row, c, ms_cu_filters(c));
 }
 #endif
-__device__ __forceinline__ bool ms_cu_k1_orexit(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot) {
-    const char *row = a.logits + (size_t)r * (size_t)a.stride * a.elem;
-#ifdef MS_CU_K1_OREXIT_INL
-    ms_cu_row c;
-    c.sl = a.slots[slot];
-    c.V = a.V;
-    c.filters = a.apply_filters;
-    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
-    if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false;
-#else
-    if (!ms_cu_k1_orrow(a.slots, slot, row, a.V, a.apply_filters, a.oneread, MS_CU_ORG(a), a.elem)) return false;
-#endif
-#ifdef MS_CU_K1_ORPF
-    if (a.orpf > 0 && g < MS_CU_ORG(a)) {
-        const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* as ms_cu_k2_one */
-        const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-        const char *p0 = row + (size_t)t0 * a.elem;
-        int64_t nb = (int64_t)(t1 - t0) * a.elem;
-        if (nb > a.orpf) nb = a.orpf;
-        for (int64_t o = (int64_t)threadIdx.x * 128; o < nb; o += (int64_t)blockDim.x * 128)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(p0 + o));
-    }
-#endif
-    ms_cu_pdl_wait(); /* as K1's one-read return below: K2 publishes after its wait for K1, which covers K0 */
-    return true;
-}
-#endif
 
-#ifdef MS_CU_K1OR_MINB
-/* Round 25B (-DMS_CU_K1OR_MINB=n, a measurement switch): K1<true>'s blocks per multiprocessor the registers must allow
- * (K1<false> keeps 4). At 4 K1<true> takes 64 registers, so 4 of its blocks fill a multiprocessor's registers and K2or's
- * blocks (64 registers, 42 KB) enter only as K1's leave; at 8 (32 registers) two K2or blocks fit beside four of K1's.
- * Only the register allocation changes (spills in K1's general body, which one-read steps' rows rarely run). */
-template <bool OR>
-__global__ void __launch_bounds__(MS_CU_T123, OR ? MS_CU_K1OR_MINB : 4) ms_cu_k1(ms_cu_args a) {
-#else
 template <bool OR>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
-#endif
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
     ms_cu_stamp(0);
@@ -1428,7 +1392,9 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
 #if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
-    if (OR && ms_cu_k1_orexit(a, r, g, slot)) { /* round 25B */
+    if (OR && ms_cu_k1_orrow(a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.V, a.apply_filters,
+                             a.oneread, MS_CU_ORG(a), a.elem)) { /* round 25B */
+        ms_cu_pdl_wait(); /* as the one-read return below: K2 publishes after its wait for K1, which covers K0 */
         ms_cu_stamp(1);
         return;
     }
@@ -5878,15 +5844,6 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
 #endif
-#ifdef MS_CU_K1_ORPF
-/* Round 25B (-DMS_CU_K1_ORPF, with -DMS_CU_K1_OREXIT): the bytes of its chunk a K1 block of a one-read row prefetches
- * into L2 (ms_cu_k1_orexit), in one-read steps whose K2 grid is one wave (no ring) unless ms_cu_orpf_any; a hint only.
- * ms__cuda_orpf sets both (measurements). */
-#  ifndef MS_CU_K1_ORPF_B
-#    define MS_CU_K1_ORPF_B 32768
-#  endif
-static int32_t ms_cu_orpf = MS_CU_K1_ORPF_B, ms_cu_orpf_any = 0;
-#endif
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
 static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
@@ -5916,10 +5873,18 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
 /* Round 16A: the L2 rule's fraction in quarters of L2 (the path when n V 4 > L2 MS_CU_OR_L2Q / 4). 2 since round 16A:
  * B=64 at V=151936 fp32 (39 MB, under the H200's 3/4 of L2) gained on the path since the tenth session's bins of x
  * (H200, full setting: flat 48.3 -> 46.9 us, peaked 39.4 -> 35.9; bf16 50.9 -> 48.0, 40.1 -> 36.7) while B=48 (29 MB)
- * stayed mixed (flat +0.5, peaked -2.9) and B=32 lost (flat +1.9): docs/cuda.md, round 16A. 3: the rule before. */
+ * stayed mixed (flat +0.5, peaked -2.9) and B=32 lost (flat +1.9): docs/cuda.md, round 16A. 3: the rule before.
+ * Round 25B: 1 (from 1/4 of L2: B >= 28 at V=151936 fp32, where the chunk rule binds, and B >= 17 at V=262144). The
+ * path, much faster since (rounds 18-22), now won where the rule kept it off: H200, full setting fp32 V=151936 B=28..48
+ * flat -0.9..-2.1 us, peaked -2.2..-3.2, bf16 B=28/40 -1.6..-3.5; V=262144 B=17..29 peaked -2.4..-3.1, flat B=29 -2.8
+ * but B=17 / 24 +2.5 / +1.6 (22-31 chunks a row); top-p alone level but peaked B=48 +1.6 (1.6 %): docs/cuda.md,
+ * round 25B. 2: the rule of rounds 16A-24 (-DMS_CU_NO_OR_QUARTER; 1 is defined near the other defaults at the top). */
 #ifndef MS_CU_OR_L2Q
-#  define MS_CU_OR_L2Q 1
+#  define MS_CU_OR_L2Q 2
 #endif
+/* Round 25B (-DMS_CU_OR_GMAX=n, off; compiled, never run): the L2 rule also asks for at most n chunks a row
+ * (a.G). Flat rows lost on the path at 22 and 31 chunks (V=262144 B=24 / 17) and won at 18 and fewer; with n = 18 the
+ * rule of 1/4 of L2 stays at B >= 28 at V=151936 and starts at B=28 at V=262144. Host only (B, V, the chip). */
 #ifdef MS_CU_OR_ELEM_DTYPE
 #  define MS_CU_OR_ELEM(e) ((int64_t)(e))
 #else
@@ -6042,9 +6007,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * from 3/4 of L2, since B=96 (58 MB, just under the H200's L2) gained too (flat 64.1 -> 59.0 us,
          * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). Tenth session: the logits
          * counted at 4 bytes a value whatever the dtype (MS_CU_OR_ELEM): measured at bf16, the path paid from
-         * the same batch as at fp32. Round 16A: from 1/2 of L2 (MS_CU_OR_L2Q), since B=64 gained too. */
+         * the same batch as at fp32. Round 16A: from 1/2 of L2 (MS_CU_OR_L2Q), since B=64 gained too; round 25B: from
+         * 1/4 of L2, since B=28..48 gained too. */
         a.oneread = chunk >= ms_cu_or_min &&
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
+#ifdef MS_CU_OR_GMAX
+        if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B (off): at most n chunks a row */
+#endif
 #endif
 #ifdef MS_CU_OR_FEW
         /* Round 23A: at B <= ms_cu_orfew_b the one-read rows take a.Go chunks of about ms_cu_orfew_chunk tokens (from B
@@ -6093,14 +6062,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifndef MS_CU_NO_RING
     const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
     if (ring) k2 = ms_cu_k2<false, true>;
-#endif
-#ifdef MS_CU_K1_ORPF
-    /* round 25B: K1's prefetch for the one-read rows, in one-wave steps (from B and V alone: capturable) */
-#  ifndef MS_CU_NO_RING
-    a.orpf = a.oneread && (!ring || ms_cu_orpf_any) ? ms_cu_orpf : 0;
-#  else
-    a.orpf = a.oneread ? ms_cu_orpf : 0;
-#  endif
 #endif
 #ifdef MS_CU_ONEREAD
     if (a.oneread) { /* round 14: the one-read path's instantiations only in steps that can take it */
@@ -6515,20 +6476,6 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
     (void)minchunk;
     if (out)
         for (int i = 0; i < 5; i++) out[i] = 0;
-    return 0;
-#endif
-}
-
-/* Round 25B's knob (measurements): K1's prefetch in one-read steps, bytes a block (-1: MS_CU_K1_ORPF_B), and any != 0
- * also in steps with the ring. Returns 1 when built with -DMS_CU_K1_ORPF, else 0. */
-extern "C" int ms__cuda_orpf(int32_t bytes, int32_t any) {
-#ifdef MS_CU_K1_ORPF
-    ms_cu_orpf = bytes < 0 ? MS_CU_K1_ORPF_B : bytes;
-    ms_cu_orpf_any = any;
-    return 1;
-#else
-    (void)bytes;
-    (void)any;
     return 0;
 #endif
 }

@@ -68,10 +68,6 @@ int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
  * MS_CU_OR_FEWCHUNK), their largest B (-1: MS_CU_OR_FEWB) and K4's warm-up pass in them (0: as the default's rule; -1 or
  * 1: in all); read at launch, on the host. Returns 1 when built with the switch, else 0 (nothing done). */
 int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
-/* Measurements (round 25B, -DMS_CU_K1_ORPF): the bytes of its chunk a K1 block of a one-read row prefetches into L2 (-1:
- * MS_CU_K1_ORPF_B), in the one-wave one-read steps, and with any != 0 also in those with the ring. Returns 1 when built
- * with the switch, else 0 (nothing done). */
-int ms__cuda_orpf(int32_t bytes, int32_t any);
 /* Tests only (round 15A): K2's scans through the cp.async ring: mode -1 the host's rule (grids past one wave), 0 off,
  * 1 on in every step, -2 unchanged. With out (not NULL), counted since the process started once a counter hook was
  * called: K2 blocks whose scan ran through it, lite out[0] and one-read out[1]. Returns 1 when the ring is built,
