@@ -123,6 +123,12 @@
 #if !defined(MS_CU_NO_K4_TSEL_OR) && !defined(MS_CU_NO_K4_R17) && !defined(MS_CU_K4_TSEL_OR)
 #  define MS_CU_K4_TSEL_OR
 #endif
+/* Round 25B (docs/cuda.md, docs/decisions.md), on: the one-read path from 1/4 of L2 (MS_CU_OR_L2Q 1, a host rule:
+ * B >= 28 at V=151936 fp32; full setting B=28..48 0.9-3.5 us faster; all 16 CUDA tests on its binary).
+ * -DMS_CU_NO_OR_QUARTER builds the rule of rounds 16A-24 (1/2 of L2); -DMS_CU_OR_L2Q=n sets any quarter. */
+#if !defined(MS_CU_NO_OR_QUARTER) && !defined(MS_CU_OR_L2Q)
+#  define MS_CU_OR_L2Q 1
+#endif
 /* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
@@ -396,7 +402,7 @@ typedef struct ms_cu_rowstat {
 typedef struct ms_cu_state {
     int device;
     int sm_count;
-    int l2_bytes;       /* the one-read path only for batches larger than 1/2 of L2 (ms_cu_launch, MS_CU_OR_L2Q) */
+    int l2_bytes;       /* the one-read path only for batches larger than 1/4 of L2 (ms_cu_launch, MS_CU_OR_L2Q) */
     bool pdl;           /* programmatic dependent launch of K2..K4 (sm_90 and newer) */
     cudaStream_t stream;
     ms_cu_slot *d_slots;
@@ -1373,6 +1379,34 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
 /* OR (round 14): the instantiation launched in steps whose chunks take the one-read path (a.oneread, set on
  * the host from B and V); the other one compiles as the default without the path, so that small batches pay
  * nothing for its code (round 13's build with it in every kernel was 0.4-1.2 us slower at B=1 and 16). */
+#if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
+/* Round 25B (-DMS_CU_K1_OREXIT, off: exact by construction, not validated; full setting 0.2-0.7 us faster at B >= 64,
+ * top-p alone 0.3-1.6 us slower, docs/cuda.md): K1<true>'s one-read rows leave before ms_cu_row_setup. The verdict is
+ * ms_cu_onread on the fields it reads (c.sl, c.V, c.filters, c.minp_on), set as ms_cu_row_setup sets them: the decision
+ * K2or's ms_cu_k2or_row and K4 take from the slot alone (as K3's idle blocks since round 15B). ms_cu_onread holds
+ * !greedy (T >= MS_GREEDY_TEMPERATURE), so K1's test below (!c.greedy && ms_cu_onread) is the same predicate. Such a
+ * block touches no shared memory, so it skips ms_cu_row_setup's barrier; nothing of K1's is read for the row (round 13).
+ * Out of line and from values: inlined (round 25B's first build) K1<true>'s general body took 16 bytes of stack, not 8,
+ * and top-p alone was 1.2-1.4 us slower at B=64; out of line with the arguments by reference the kernel copied its
+ * parameters to the stack (248 bytes). b holds the three fields of the step's arguments that ms_cu_onread reads. */
+__device__ __noinline__ bool ms_cu_k1_orrow(const ms_cu_slot *slots, int32_t slot, const void *row, int32_t V,
+                                             bool apply_filters, int32_t oneread, int32_t G, int32_t elem) {
+    ms_cu_args b;
+    b.oneread = oneread;
+    b.G = G;
+#ifdef MS_CU_OR_FEW
+    b.Go = G;
+#endif
+    b.elem = elem;
+    ms_cu_row c;
+    c.sl = slots[slot];
+    c.V = V;
+    c.filters = apply_filters;
+    c.minp_on = apply_filters && c.sl.min_p > 0.0f;
+    return ms_cu_onread(b, row, c, ms_cu_filters(c));
+}
+#endif
+
 template <bool OR>
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
@@ -1382,6 +1416,14 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
+#if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
+    if (OR && ms_cu_k1_orrow(a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.V, a.apply_filters,
+                             a.oneread, MS_CU_ORG(a), a.elem)) { /* round 25B */
+        ms_cu_pdl_wait(); /* as the one-read return below: K2 publishes after its wait for K1, which covers K0 */
+        ms_cu_stamp(1);
+        return;
+    }
+#endif
 #ifdef MS_CU_K1_EARLY
     if (!OR && ms_cu_k1_early(a, r, g, slot, wfilt, red[0])) { /* round 18C */
         ms_cu_stamp(1);
@@ -5958,10 +6000,18 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
 /* Round 16A: the L2 rule's fraction in quarters of L2 (the path when n V 4 > L2 MS_CU_OR_L2Q / 4). 2 since round 16A:
  * B=64 at V=151936 fp32 (39 MB, under the H200's 3/4 of L2) gained on the path since the tenth session's bins of x
  * (H200, full setting: flat 48.3 -> 46.9 us, peaked 39.4 -> 35.9; bf16 50.9 -> 48.0, 40.1 -> 36.7) while B=48 (29 MB)
- * stayed mixed (flat +0.5, peaked -2.9) and B=32 lost (flat +1.9): docs/cuda.md, round 16A. 3: the rule before. */
+ * stayed mixed (flat +0.5, peaked -2.9) and B=32 lost (flat +1.9): docs/cuda.md, round 16A. 3: the rule before.
+ * Round 25B: 1 (from 1/4 of L2: B >= 28 at V=151936 fp32, where the chunk rule binds, and B >= 17 at V=262144). The
+ * path, much faster since (rounds 18-22), now won where the rule kept it off: H200, full setting fp32 V=151936 B=28..48
+ * flat -0.9..-2.1 us, peaked -2.2..-3.2, bf16 B=28/40 -1.6..-3.5; V=262144 B=17..29 peaked -2.4..-3.1, flat B=29 -2.8
+ * but B=17 / 24 +2.5 / +1.6 (22-31 chunks a row); top-p alone level but peaked B=48 +1.6 (1.6 %): docs/cuda.md,
+ * round 25B. 2: the rule of rounds 16A-24 (-DMS_CU_NO_OR_QUARTER; 1 is defined near the other defaults at the top). */
 #ifndef MS_CU_OR_L2Q
 #  define MS_CU_OR_L2Q 2
 #endif
+/* Round 25B (-DMS_CU_OR_GMAX=n, off; compiled, never run): the L2 rule also asks for at most n chunks a row
+ * (a.G). Flat rows lost on the path at 22 and 31 chunks (V=262144 B=24 / 17) and won at 18 and fewer; with n = 18 the
+ * rule of 1/4 of L2 stays at B >= 28 at V=151936 and starts at B=28 at V=262144. Host only (B, V, the chip). */
 #ifdef MS_CU_OR_ELEM_DTYPE
 #  define MS_CU_OR_ELEM(e) ((int64_t)(e))
 #else
@@ -6084,9 +6134,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * from 3/4 of L2, since B=96 (58 MB, just under the H200's L2) gained too (flat 64.1 -> 59.0 us,
          * peaked 54.2 -> 44.0) while B=64 (39 MB) was mixed (flat +0.6, peaked -3.3). Tenth session: the logits
          * counted at 4 bytes a value whatever the dtype (MS_CU_OR_ELEM): measured at bf16, the path paid from
-         * the same batch as at fp32. Round 16A: from 1/2 of L2 (MS_CU_OR_L2Q), since B=64 gained too. */
+         * the same batch as at fp32. Round 16A: from 1/2 of L2 (MS_CU_OR_L2Q), since B=64 gained too; round 25B: from
+         * 1/4 of L2, since B=28..48 gained too. */
         a.oneread = chunk >= ms_cu_or_min &&
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
+#ifdef MS_CU_OR_GMAX
+        if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B (off): at most n chunks a row */
+#endif
 #endif
 #ifdef MS_CU_OR_FEW
         /* Round 23A: at B <= ms_cu_orfew_b the one-read rows take a.Go chunks of about ms_cu_orfew_chunk tokens (from B
