@@ -397,9 +397,6 @@ typedef struct ms_cu_state {
 /* ---- small device helpers ------------------------------------------------------------------ */
 
 template <int M> struct ms_cu_hmode { static constexpr int v = M; }; /* round 17A: K2's histogram pass's copy, chosen at compile time */
-#ifndef MS_CU_K3_WQ_NG /* round 25C: groups of 4 loads in flight a thread in -DMS_CU_K3_WQ's K3 loop */
-#  define MS_CU_K3_WQ_NG 2
-#endif
 #ifndef MS_CU_K2_HLEAN_NG /* round 24D: groups of 4 loads in flight a thread in -DMS_CU_K2_HLEAN's copy */
 #  define MS_CU_K2_HLEAN_NG MS_CU_K2_NG
 #endif
@@ -3181,62 +3178,6 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         const int32_t wl = (int32_t)(threadIdx.x & ~31u);
-#  ifdef MS_CU_K3_WQ
-        /* Round 25C (-DMS_CU_K3_WQ, off): the warp's tokens that pass the x test are queued before their division and
-         * exp. On a flat row at top-p 0.9 ~45 % of the tokens lie at or above the bucket, spread over the lanes, so in
-         * the loop below every one of a lane's 4 token slots runs the division and the exp for some lane of the warp
-         * (a CPU model of the bench's flat rows: 100 % of the slots). Here each group of 128 tokens (one segment's)
-         * first lists its passing tokens (x and the token's place in the group, by ballots: no atomics) in the warp's
-         * 128 entries of shared memory, then the lanes take them 32 at a time: ~57 entries, 2 rounds instead of 4.
-         * The same operations a token (ltok after the same x test), so the same list entries and the same integer
-         * masses summed per segment in another order: exact. A lane sums at most 128 / 32 = 4 masses, as before (up
-         * <= 4 2^40: the two halves' warp sums fit 32 bits). */
-        static_assert(MS_CU_T123 % 32 == 0, "K3_WQ: whole warps");
-        __shared__ float wqx[MS_CU_T123 * 4];
-        __shared__ unsigned char wqi[MS_CU_T123 * 4];
-        float *const qx = wqx + wl * 4;
-        unsigned char *const qi = wqi + wl * 4;
-        const uint32_t lane = threadIdx.x & 31u, ltm = (1u << lane) - 1u;
-        constexpr int NG = MS_CU_K3_WQ_NG;
-        for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
-            float v[NG][4];
-#pragma unroll
-            for (int u = 0; u < NG; u++)
-                if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
-#pragma unroll
-            for (int u = 0; u < NG; u++) {
-                const int32_t tg = t + u * step, tgb = tb + u * step;
-                if (tgb >= tv) break; /* warp-uniform */
-                uint32_t nq = 0;
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const float x = ms__sanitize(v[u][k]);
-                    const bool nd = tg < tv && !(x < xskip);
-                    const unsigned msk = __ballot_sync(FULLM, nd);
-                    if (nd) {
-                        const uint32_t p = nq + (uint32_t)__popc(msk & ltm);
-                        qx[p] = x;
-                        qi[p] = (unsigned char)(lane * 4 + k);
-                    }
-                    nq += (uint32_t)__popc(msk);
-                }
-                __syncwarp();
-                uint64_t up = 0;
-                for (uint32_t i = lane; i < nq; i += 32) { /* ltok after its x test */
-                    const int32_t tq = tgb + (int32_t)qi[i];
-                    const float y = qx[i] / T;
-                    const uint32_t key = ms_cu_key(y);
-                    const uint32_t b = key >> (32 - MS_CU_HBITS);
-                    if (b < bound) continue;
-                    if (b > bound) {
-                        up += ms__mass(ms__exp(y - m));
-                        continue;
-                    }
-                    const uint32_t ci = atomicAdd(&st->cand_n, 1u);
-                    if (ci < MS_CU_CAND) cand[ci] = ((unsigned long long)key << 32) | (uint32_t)tq;
-                }
-                __syncwarp(); /* the entries read before the next group's are written */
-#  else
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += 2 * step, tb += 2 * step) {
             float v[2][4];
 #pragma unroll
@@ -3248,10 +3189,42 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                 if (tgb >= tv) break; /* warp-uniform */
                 uint64_t up = 0;
                 if (tg < tv) {
+#  ifdef MS_CU_K3_BF
+                    /* Round 25C (-DMS_CU_K3_BF, off: measured faster, 2 of 16 tests run on its binary; docs/cuda.md round
+                     * 25C): the 4 tokens' division, key, exp and mass without a branch each, the mass added by a select
+                     * (b > bound and past the x test, as ltok), so that the 4 chains (8 a loop step) can overlap; only
+                     * the bucket's own tokens (~1 % of a flat row) branch to the list. The loop in the #else branch runs
+                     * the exp for every slot anyway on a flat row (some lane of the warp needs it: every slot in a CPU
+                     * model of the bench's rows), behind a branch a token. Exact: ms__exp and ms__mass are pure, a token
+                     * ltok drops adds 0 here, the list gets the same tokens. H200, top-p flat B=64 / 256 -1.5 / -17.8 us
+                     * (ncu K3 44 -> 42.4 at B=64), peaked +0.1..+0.3, the full setting level. (-DMS_CU_K3_WQ, the
+                     * passing tokens queued by ballots first and run 32 at a time, was exact but 23 / 103 us slower:
+                     * K3 is bound by its chains' latency, not by its exps' count; its code is in eb85e54.) */
+                    float xs[4], ys[4];
+                    uint32_t ks[4];
+                    uint64_t qs[4];
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        xs[k] = ms__sanitize(v[u][k]);
+                        ys[k] = xs[k] / T;
+                        ks[k] = ms_cu_key(ys[k]);
+                        qs[k] = ms__mass(ms__exp(ys[k] - m));
+                    }
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        const bool pass = !(xs[k] < xskip);
+                        const uint32_t b = ks[k] >> (32 - MS_CU_HBITS);
+                        up += pass && b > bound ? qs[k] : 0;
+                        if (pass && b == bound) {
+                            const uint32_t i = atomicAdd(&st->cand_n, 1u);
+                            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)ks[k] << 32) | (uint32_t)(tg + k);
+                        }
+                    }
+#  else
 #pragma unroll
                     for (int k = 0; k < 4; k++) ltok(tg + k, ms__sanitize(v[u][k]), up);
-                }
 #  endif
+                }
                 const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
                 const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
                 const int32_t j = (tgb - t0) / MS_CU_SEGW_T;
