@@ -3350,8 +3350,41 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                 if (tgb >= tv) break; /* warp-uniform */
                 uint64_t up = 0;
                 if (tg < tv) {
+#  ifdef MS_CU_K3_BF
+                    /* Round 25C (-DMS_CU_K3_BF, off: measured faster, 2 of 16 tests run on its binary; docs/cuda.md round
+                     * 25C): the 4 tokens' division, key, exp and mass without a branch each, the mass added by a select
+                     * (b > bound and past the x test, as ltok), so that the 4 chains (8 a loop step) can overlap; only
+                     * the bucket's own tokens (~1 % of a flat row) branch to the list. The loop in the #else branch runs
+                     * the exp for every slot anyway on a flat row (some lane of the warp needs it: every slot in a CPU
+                     * model of the bench's rows), behind a branch a token. Exact: ms__exp and ms__mass are pure, a token
+                     * ltok drops adds 0 here, the list gets the same tokens. H200, top-p flat B=64 / 256 -1.5 / -17.8 us
+                     * (ncu K3 44 -> 42.4 at B=64), peaked +0.1..+0.3, the full setting level. (-DMS_CU_K3_WQ, the
+                     * passing tokens queued by ballots first and run 32 at a time, was exact but 23 / 103 us slower:
+                     * K3 is bound by its chains' latency, not by its exps' count; its code is in eb85e54.) */
+                    float xs[4], ys[4];
+                    uint32_t ks[4];
+                    uint64_t qs[4];
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        xs[k] = ms__sanitize(v[u][k]);
+                        ys[k] = xs[k] / T;
+                        ks[k] = ms_cu_key(ys[k]);
+                        qs[k] = ms__mass(ms__exp(ys[k] - m));
+                    }
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        const bool pass = !(xs[k] < xskip);
+                        const uint32_t b = ks[k] >> (32 - MS_CU_HBITS);
+                        up += pass && b > bound ? qs[k] : 0;
+                        if (pass && b == bound) {
+                            const uint32_t i = atomicAdd(&st->cand_n, 1u);
+                            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)ks[k] << 32) | (uint32_t)(tg + k);
+                        }
+                    }
+#  else
 #pragma unroll
                     for (int k = 0; k < 4; k++) ltok(tg + k, ms__sanitize(v[u][k]), up);
+#  endif
                 }
                 const uint32_t lo = __reduce_add_sync(FULLM, (uint32_t)up & 0xfffffu);
                 const uint32_t hi = __reduce_add_sync(FULLM, (uint32_t)(up >> 20));
