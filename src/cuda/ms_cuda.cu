@@ -129,6 +129,19 @@
 #if !defined(MS_CU_NO_OR_QUARTER) && !defined(MS_CU_OR_L2Q)
 #  define MS_CU_OR_L2Q 1
 #endif
+/* Eighteenth session's final call (docs/cuda.md, docs/decisions.md), on: round 25B's chunk bound on the rule
+ * (MS_CU_OR_GMAX 18: the one-read path only with at most 18 chunks a row, so V=262144 B=17..27, whose flat rows lost
+ * on it with 22-31 chunks, keep the two-pass path as before round 25B; V=151936 keeps B >= 28). Host only.
+ * -DMS_CU_NO_OR_GMAX builds without it. */
+#if !defined(MS_CU_NO_OR_GMAX) && !defined(MS_CU_NO_OR_QUARTER) && !defined(MS_CU_OR_GMAX)
+#  define MS_CU_OR_GMAX 18
+#endif
+/* Eighteenth session's final call (docs/cuda.md, docs/decisions.md), on: round 25C's branch-free tokens in K3's lean
+ * BAND segment loop (MS_CU_K3_BF; H200 top-p alone flat B=64 / 256 -1.5 / -17.8 us, the full setting level).
+ * -DMS_CU_NO_K3_BF builds without it. */
+#if !defined(MS_CU_NO_K3_BF) && !defined(MS_CU_K3_BF)
+#  define MS_CU_K3_BF
+#endif
 /* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
