@@ -85,8 +85,8 @@
  * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). -DMS_CU_K3W_K2=2:
  * in every step of K2's plain instantiation (no one-read path, no ring). Needs the defaults named at its check (below
  * MS_CU_K4_TWO). With it, ms_cu_k3<true> (MS_CU_K3W_B0LATE) runs only in warm-up steps where the tests' hooks force the
- * ring or the one-read path (a.k3w 0), or with -DMS_CU_NO_K3W_K2. Round 26D, -DMS_CU_K3W_K2=3: =1's steps and the
- * one-read steps without the ring or K4L / K4R (K2or = ms_cu_k2<true, false, true, true> with the n G blocks; the
+ * ring or the one-read path (a.k3w 0), or with -DMS_CU_NO_K3W_K2. Round 26D, -DMS_CU_K3W_K2=3: =2's steps (every
+ * plain-K2 step) and the one-read steps without the ring or K4L / K4R (K2or = ms_cu_k2<true, false, true, true> with the n G blocks; the
  * k3done check in ms_cu_k4<true>; B=28..66 at fp32 V=151936 on the H200). */
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
@@ -5442,7 +5442,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #endif
 #ifdef MS_CU_K3W_K2
     /* round 25A: likewise for ms_cu_k2_k3w's blocks (K4w in a step where K2's grid gathered) */
-    if ((PW || (!OR && MS_CU_K3W_K2 == 2) || (OR && MS_CU_K3W_K2 >= 3)) && a.k3w &&
+    if ((PW || (!OR && MS_CU_K3W_K2 >= 2) || (OR && MS_CU_K3W_K2 >= 3)) && a.k3w &&
         (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) &&
         st->k3done != (uint32_t)a.G) { /* =2: ms_cu_k4<false> too; =3 (round 26D): ms_cu_k4<true> (K4w's as =1) */
         mode = MS_CU_MODE_FULL;
@@ -6248,14 +6248,14 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     /* Round 25A: in the steps that launch K4w with K2's plain instantiation (the warm-up steps; not where the tests'
      * hooks force the one-read path or the ring), K2's grid of 2 n G blocks does K3's work (ms_cu_k2_k3w) and K3 is not
      * launched. From B, V and the hooks alone: capturable. */
-#  if MS_CU_K3W_K2 == 2
+#  if MS_CU_K3W_K2 >= 2
     /* -DMS_CU_K3W_K2=2: every step of K2's plain instantiation (no one-read path, no ring: its n G blocks in one wave) */
     a.k3w = k2 == ms_cu_k2<false, false> ? 1 : 0;
 #  else
     a.k3w = a.k4warm && k4 == ms_cu_k4w && k2 == ms_cu_k2<false, false> ? 1 : 0;
 #  endif
 #  if MS_CU_K3W_K2 >= 3
-    /* Round 26D (-DMS_CU_K3W_K2=3): also the one-read steps without the ring (K2or's n G blocks fit at once) and without
+    /* Round 26D (-DMS_CU_K3W_K2=3): =2's steps and the one-read steps without the ring (K2or's n G blocks fit at once) and without
      * K4L / K4R (K4L marks its rows in k3done; K4R reads it). K2or's n G main blocks have the lower indices, dispatched
      * first: a gather block spins only for a row whose main blocks were all dispatched before it, and at most
      * ms_cu_k3_spin_ns, after which K4<true> serves the row whole (its k3done check). */
