@@ -2763,14 +2763,6 @@ __device__ __forceinline__ void ms_cu_k2_k3w(const ms_cu_args &a, uint32_t *wfil
     ms_cu_k3_gather(a, r, g, c, st, mode, __ldcg(&st->bound), sh);
     ms_cu_stamp(33);
 }
-#  if defined(MS_CU_K3W_OUT) && MS_CU_K3W_K2 >= 3
-/* Round 26D (-DMS_CU_K3W_OUT, off; measurement): K2or's K3 blocks run this out of line (the arguments by value), so that
- * the gather's registers do not raise K2or's main path's spills (inlined: 164 / 428 bytes of spill stores / loads
- * instead of K2or's 124 / 220). */
-__device__ __noinline__ void ms_cu_k2_k3w_out(const ms_cu_args a, uint32_t *wfilt, unsigned long long *sh, uint32_t *word) {
-    ms_cu_k2_k3w(a, wfilt, sh, word);
-}
-#  endif
 #endif
 
 #ifdef MS_CU_OR_K2OWN
@@ -2807,10 +2799,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_pdl_go();
 #if defined(MS_CU_K3W_K2) && defined(MS_CU_OR_K2OWN)
     if (K3W && blockIdx.x >= gridDim.x / 2) { /* round 25A: K3's blocks */
-#  if defined(MS_CU_K3W_OUT) && MS_CU_K3W_K2 >= 3
-        if (OR) ms_cu_k2_k3w_out(a, wfilt, sh, &last); /* round 26D (off): out of line in K2or */
-        else
-#  endif
         ms_cu_k2_k3w(a, wfilt, sh, &last);
         return;
     }
