@@ -87,7 +87,9 @@
  * MS_CU_K4_TWO). With it, ms_cu_k3<true> (MS_CU_K3W_B0LATE) runs only in warm-up steps where the tests' hooks force the
  * ring or the one-read path (a.k3w 0), or with -DMS_CU_NO_K3W_K2. Round 26D, -DMS_CU_K3W_K2=3: =2's steps (every
  * plain-K2 step) and the one-read steps without the ring or K4L / K4R (K2or = ms_cu_k2<true, false, true, true> with the n G blocks; the
- * k3done check in ms_cu_k4<true>; B=28..66 at fp32 V=151936 on the H200). */
+ * k3done check in ms_cu_k4<true>; B=28..66 at fp32 V=151936 on the H200). Off: exact (all 16 CUDA tests), top-p alone
+ * B=64 2.3-7.0 us faster, but the full setting's peaked B=48 / 64 0.4-0.5 us slower (K2or's spills rise with the
+ * inlined gather; bench/results/cuda_h200_2026-12-01-round26d.md). */
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
