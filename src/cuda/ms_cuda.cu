@@ -85,7 +85,11 @@
  * time bound, as round 15B's gather in K2), so that K4w waits on K2's grid directly (ms_cu_k2_k3w). -DMS_CU_K3W_K2=2:
  * in every step of K2's plain instantiation (no one-read path, no ring). Needs the defaults named at its check (below
  * MS_CU_K4_TWO). With it, ms_cu_k3<true> (MS_CU_K3W_B0LATE) runs only in warm-up steps where the tests' hooks force the
- * ring or the one-read path (a.k3w 0), or with -DMS_CU_NO_K3W_K2. */
+ * ring or the one-read path (a.k3w 0), or with -DMS_CU_NO_K3W_K2. Round 26D, -DMS_CU_K3W_K2=3: =2's steps (every
+ * plain-K2 step) and the one-read steps without the ring or K4L / K4R (K2or = ms_cu_k2<true, false, true, true> with the n G blocks; the
+ * k3done check in ms_cu_k4<true>; B=28..66 at fp32 V=151936 on the H200). Off: exact (all 16 CUDA tests), top-p alone
+ * B=64 2.3-7.0 us faster, but the full setting's peaked B=48 / 64 0.4-0.5 us slower (K2or's spills rise with the
+ * inlined gather; bench/results/cuda_h200_2026-12-01-round26d.md). */
 /* Round 17C, on since its call (docs/cuda.md, docs/decisions.md): with the resource's own workspace (ms_sample,
  * ms_cuda_sample_rows with workspace NULL) no K0; the stats start zero and each step's K4 leaves its rows' zero
  * (MS_CU_K4_ZERO; H200, full setting V=151936: 0.3-1.1 us a step faster at B=1..256; validated). A caller's
@@ -5453,8 +5457,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
 #endif
 #ifdef MS_CU_K3W_K2
     /* round 25A: likewise for ms_cu_k2_k3w's blocks (K4w in a step where K2's grid gathered) */
-    if ((PW || MS_CU_K3W_K2 >= 2) && !OR && a.k3w && (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) &&
-        st->k3done != (uint32_t)a.G) { /* =2: ms_cu_k4<false> too */
+    if ((PW || (!OR && MS_CU_K3W_K2 >= 2) || (OR && MS_CU_K3W_K2 >= 3)) && a.k3w &&
+        (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) &&
+        st->k3done != (uint32_t)a.G) { /* =2: ms_cu_k4<false> too; =3 (round 26D): ms_cu_k4<true> (K4w's as =1) */
         mode = MS_CU_MODE_FULL;
         if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
     }
@@ -6264,7 +6269,22 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #  else
     a.k3w = a.k4warm && k4 == ms_cu_k4w && k2 == ms_cu_k2<false, false> ? 1 : 0;
 #  endif
+#  if MS_CU_K3W_K2 >= 3
+    /* Round 26D (-DMS_CU_K3W_K2=3): =2's steps and the one-read steps without the ring (K2or's n G blocks fit at once) and without
+     * K4L / K4R (K4L marks its rows in k3done; K4R reads it). K2or's n G main blocks have the lower indices, dispatched
+     * first: a gather block spins only for a row whose main blocks were all dispatched before it, and at most
+     * ms_cu_k3_spin_ns, after which K4<true> serves the row whole (its k3done check). */
+    bool k3or = k2 == ms_cu_k2<true, false, true>;
+#    ifdef MS_CU_K4_TWO
+    k3or = k3or && !k4two;
+#    endif
+    if (k3or) a.k3w = 1;
+#  endif
+#  if MS_CU_K3W_K2 >= 3
+    if (a.k3w) k2 = k2 == ms_cu_k2<true, false, true> ? ms_cu_k2<true, false, true, true> : ms_cu_k2<false, false, false, true>;
+#  else
     if (a.k3w) k2 = ms_cu_k2<false, false, false, true>;
+#  endif
     const unsigned k2blocks = a.k3w ? 2u * blocks : blocks;
 #else
     const unsigned k2blocks = blocks;
@@ -6715,9 +6735,14 @@ extern "C" int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]) {
         cudaGetLastError();
         return MS_ECUDA;
     }
-    if (!out) return 1;
+#  if defined(MS_CU_K3W_K2) && MS_CU_K3W_K2 >= 3
+    const int built = 2; /* round 26D: the one-read steps' K2or gathers too */
+#  else
+    const int built = 1;
+#  endif
+    if (!out) return built;
     const int rc = ms_cu_counters(ms_cu_k3_rows, out);
-    return rc != MS_OK ? rc : 1;
+    return rc != MS_OK ? rc : built;
 #else
     (void)giveup, (void)spin_us;
     if (out) out[0] = out[1] = 0;

@@ -78,7 +78,8 @@ int ms__cuda_ring(int mode, uint64_t out[2]);
  * without marking the row, so the others gather a partial list; 2: every block gives up; -1: unchanged); spin_us
  * the spin's time bound in microseconds (-1: the default, MS_CU_K3_SPIN_US; -2: unchanged); read by the device at each step. With out (not NULL), counted since the process started once
  * this or ms__cuda_mode_rows was called: K2 blocks that gathered, out[0], and FAST / BAND rows K4 served by the
- * whole-row path because a block gave up, out[1]. Returns 1 when the gather is in K2, 0 when not (out zeroed,
+ * whole-row path because a block gave up, out[1]. Returns 1 when the gather is in K2 (round 25A: or in K2's grid,
+ * MS_CU_K3W_K2), 2 when the one-read steps' K2or gathers too (round 26D: -DMS_CU_K3W_K2=3), 0 when not (out zeroed,
  * nothing done), MS_ECUDA on a CUDA error (waits for the device). */
 int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]);
 /* Diagnostics only (round 7, built with -DMS_CU_STAMPS; 0 and nothing done otherwise): op 1 arms the

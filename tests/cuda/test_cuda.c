@@ -830,18 +830,36 @@ TEST(cuda_identity_band) {
  * same meaning (1: the odd blocks give up unmarked; 2: every block). So every case is such a step: part 1 BAND and
  * top-p rows at fp32 V 151936 B 1, top-p fp32 V 32000 B 7, bf16 V 32000 B 7 (two steps); part 2 BAND rows at fp32 V
  * 151936 B 1 and V 32000 B 7; part 3 BAND rows at V 151936 B 1 and V 32000 B 8, one step. (Before round 25A: B 37,
- * 7 and 99 at V 151936, which a -DMS_CU_K3W_K2 build serves with K3's kernel.) */
+ * 7 and 99 at V 151936, which a -DMS_CU_K3W_K2 build serves with K3's kernel.)
+ * Round 26D (-DMS_CU_K3W_K2=3: ms__cuda_k3 returns 2): the one-read steps' K2or has the blocks too; parts 4-6 repeat
+ * parts 1-3 in one-read steps (the path forced by ms__cuda_oneread(0); B=64 at fp32 V 151936 takes it by the host's
+ * rule anyway): part 4 (hook 1) BAND and top-p rows at fp32 V 151936 B 64, bf16 V 32000 B 8 top-p, two steps; part 5
+ * (hook 2) BAND rows at fp32 V 151936 B 64, top-p V 32000 B 8; part 6 (no hook) BAND rows at V 151936 B 64 and V
+ * 32000 B 8, one step. Quick: V 32000 B 8. */
 static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
     uint64_t kb[2], ka[2], mb[8], ma[8];
-    REQUIRE(ms__cuda_k3(part == 3 ? 0 : part, -2, kb) == 1);
     REQUIRE(ms__cuda_mode_rows(mb) == MS_OK);
     idcase cases[8];
     int n = 0;
+    const bool orp = part >= 4; /* round 26D: one-read steps */
+    if (orp) {
+        REQUIRE(ms__cuda_oneread(0, NULL) >= 0);
+        part -= 3;
+    }
+    REQUIRE(ms__cuda_k3(part == 3 ? 0 : part, -2, kb) >= 1);
     for (int k = 0; k < 4; k++) {
         int32_t V = 151936, B = 1;
         ms_dtype d = MS_DTYPE_F32;
         bool topp = false;
-        if (part == 1) {
+        if (orp) {
+            if (k > (part == 1 ? 2 : 1)) break;
+            V = k == 2 || (k == 1 && part != 1) ? 32000 : 151936;
+            B = V == 32000 ? 8 : 64;
+            if (part == 1 && k == 1) topp = true;
+            if (part == 1 && k == 2) topp = true, d = MS_DTYPE_BF16;
+            if (part == 2 && k == 1) topp = true;
+            if (quick()) V = 32000, B = 8;
+        } else if (part == 1) {
             if (k == 1) topp = true;
             else if (k == 2) V = 32000, B = 7, topp = true;
             else if (k == 3) V = 32000, B = 7, d = MS_DTYPE_BF16;
@@ -852,18 +870,20 @@ static void k3_part(int part, uint64_t k3[2], uint64_t md[8]) {
             if (k > 1) break;
             if (k == 1) V = 32000, B = 8;
         }
-        if (quick()) V = 32000, B = B > 1 ? 8 : 1; /* round 25A: steps that launch K4w (B <= 8 at V 32000) */
-        idcase *cs = case_add(cases, &n, V, B, d, quick() || part == 3 ? 1 : 2, 0x3b15000u + 100u * (uint64_t)part + (uint64_t)n);
+        if (quick() && !orp) V = 32000, B = B > 1 ? 8 : 1; /* round 25A: steps that launch K4w (B <= 8 at V 32000) */
+        idcase *cs = case_add(cases, &n, V, B, d, quick() || part == 3 ? 1 : 2,
+                              0x3b15000u + 100u * (uint64_t)(part + (orp ? 3 : 0)) + (uint64_t)n);
         if (topp) cs->topp = true;
         else cs->band = true;
     }
     run_cases(cases, n);
-    REQUIRE(ms__cuda_k3(0, -2, ka) == 1);
+    if (orp) REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's rules again */
+    REQUIRE(ms__cuda_k3(0, -2, ka) >= 1);
     REQUIRE(ms__cuda_mode_rows(ma) == MS_OK);
     for (int i = 0; i < 2; i++) k3[i] = ka[i] - kb[i];
     for (int i = 0; i < 8; i++) md[i] = ma[i] - mb[i];
     printf("  part %d: K2 blocks that gathered %llu; rows served whole after a give-up %llu; K4 rows BAND %llu, FULL "
-           "%llu\n", part, (unsigned long long)k3[0], (unsigned long long)k3[1], (unsigned long long)md[4],
+           "%llu\n", part + (orp ? 3 : 0), (unsigned long long)k3[0], (unsigned long long)k3[1], (unsigned long long)md[4],
            (unsigned long long)md[3]);
 }
 TEST(cuda_identity_k3_giveup) {
@@ -885,6 +905,19 @@ TEST(cuda_identity_k3_giveup) {
     CHECK_MSG(k3[1] == 0, "part 3: a block gave up without the hook (its spin's time bound is too short)");
     CHECK_MSG(md[4] > 0, "part 3: no row took the BAND path");
     CHECK_MSG(k3[0] > 0, "part 3: no block gathered in K2");
+    if (ms__cuda_k3(-1, -2, NULL) < 2) return; /* round 26D: the one-read steps' K2or gathers only with -DMS_CU_K3W_K2=3 */
+    k3_part(4, k3, md);
+    CHECK_MSG(k3[1] > 0, "part 4 (one-read): no row served whole after a give-up");
+    CHECK_MSG(k3[0] > 0, "part 4 (one-read): no block gathered (the partial lists were not exercised)");
+    CHECK_MSG(md[4] == 0, "part 4 (one-read): a row served by BAND although its blocks gave up");
+    k3_part(5, k3, md);
+    CHECK_MSG(k3[1] > 0, "part 5 (one-read): no row served whole after a give-up");
+    CHECK_MSG(k3[0] == 0, "part 5 (one-read): a block gathered although every block gave up");
+    CHECK_MSG(md[4] == 0, "part 5 (one-read): a row served by BAND although its blocks gave up");
+    k3_part(6, k3, md);
+    CHECK_MSG(k3[1] == 0, "part 6 (one-read): a block gave up without the hook (its spin's time bound is too short)");
+    CHECK_MSG(md[4] > 0, "part 6 (one-read): no row took the BAND path");
+    CHECK_MSG(k3[0] > 0, "part 6 (one-read): no block gathered in K2or's grid");
 }
 
 /* Round 11: the BAND path's new parts (ms__cuda_r11: K3's masses above the bucket from K2's per-block masses,
