@@ -300,7 +300,11 @@
  * without it. */
 #if !defined(MS_CU_NO_K3W_K2) && !defined(MS_CU_K3W_K2) && defined(MS_CU_K3_KERNEL) && defined(MS_CU_K3_NOWAIT) && \
     defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_ZERO) && defined(MS_CU_OR_K2OWN)
-#  define MS_CU_K3W_K2 1
+/* Eighteenth session's final call: 2, every step of K2's plain instantiation (B <= 27 at V=151936 since round 25B's
+ * rule; rounds 25A / 26D: all 16 CUDA tests on its binaries, full setting B=2 -0.8..-1.1 us, B=4 -0.2..-0.5, flat B=16 /
+ * 24 -0.4..-0.8, peaked B=16 / 24 level; its one loss, peaked B=32 +0.5, was a step the one-read path serves since round
+ * 25B). -DMS_CU_K3W_K2=1 builds the warm-up steps' form alone. */
+#  define MS_CU_K3W_K2 2
 #endif
 #ifdef MS_CU_K3W_K2 /* round 25A (above) */
 #  if !defined(MS_CU_K3_KERNEL) || !defined(MS_CU_K3_NOWAIT) || !defined(MS_CU_K4_PWOWN) || !defined(MS_CU_K4_ZERO) || \
