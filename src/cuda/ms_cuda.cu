@@ -3372,7 +3372,7 @@ __device__ __forceinline__ void ms_cu_k3_band_seg(const ms_cu_args &a, int32_t r
                 uint64_t up = 0;
                 if (tg < tv) {
 #  ifdef MS_CU_K3_BF
-                    /* Round 25C (-DMS_CU_K3_BF, off: measured faster, 2 of 16 tests run on its binary; docs/cuda.md round
+                    /* Round 25C (MS_CU_K3_BF, on since the eighteenth session's final call, which validated it; docs/cuda.md round
                      * 25C): the 4 tokens' division, key, exp and mass without a branch each, the mass added by a select
                      * (b > bound and past the x test, as ltok), so that the 4 chains (8 a loop step) can overlap; only
                      * the bucket's own tokens (~1 % of a flat row) branch to the list. The loop in the #else branch runs
@@ -6064,7 +6064,7 @@ extern "C" void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv) {
 #ifndef MS_CU_OR_L2Q
 #  define MS_CU_OR_L2Q 2
 #endif
-/* Round 25B (-DMS_CU_OR_GMAX=n, off; compiled, never run): the L2 rule also asks for at most n chunks a row
+/* Round 25B (MS_CU_OR_GMAX=n; 18 by default since the eighteenth session's final call): the L2 rule also asks for at most n chunks a row
  * (a.G). Flat rows lost on the path at 22 and 31 chunks (V=262144 B=24 / 17) and won at 18 and fewer; with n = 18 the
  * rule of 1/4 of L2 stays at B >= 28 at V=151936 and starts at B=28 at V=262144. Host only (B, V, the chip). */
 #ifdef MS_CU_OR_ELEM_DTYPE
