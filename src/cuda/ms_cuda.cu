@@ -2657,6 +2657,35 @@ __device__ __forceinline__ unsigned long long ms_cu_gtimer() {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+/* Rounds 15B / 25A, thread 0 of a block that gathers in K2's grid: unless the tests' hook (2) gives every block up, wait
+ * at most ms_cu_k3_spin_ns for bit 0 (the row's mode published) or bit 1 (given up) of the row's k3go, with a short
+ * __nanosleep backoff (the flag's latency is what the gather in K2's grid saves); in a FAST or BAND row count the block
+ * in k3done (K4 reads it after K2's grid completed, when the block's gather is done), else, when mark, set bit 1 so that
+ * the row's other blocks stop waiting and K4 takes the whole-row path. Returns the mode the block gathers (NONE: none). */
+__device__ __forceinline__ uint32_t ms_cu_k3w_wait(ms_cu_rowstat *st, bool mark, int hook) {
+    uint32_t m = MS_CU_MODE_NONE; /* given up: no gather */
+    if (mark && hook != 2) {
+        uint32_t v = ms_cu_ld_acquire(&st->k3go);
+        if (!(v & 1u)) {
+            const unsigned long long t0 = ms_cu_gtimer();
+            unsigned ns = 32;
+            while (!((v = ms_cu_ld_acquire(&st->k3go)) & 3u)) {
+                if (ms_cu_gtimer() - t0 > ms_cu_k3_spin_ns) break;
+                __nanosleep(ns);
+                ns = ns < 256 ? 2 * ns : ns;
+            }
+        }
+        if ((v & 3u) == 1u) m = __ldcg(&st->mode);
+    }
+    ms_cu_stamp(32);
+    if (m == MS_CU_MODE_FAST || m == MS_CU_MODE_BAND) {
+        atomicAdd(&st->k3done, 1u);
+        if (ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[0], 1ull);
+    } else if (m == MS_CU_MODE_NONE && mark) {
+        atomicOr(&st->k3go, 2u);
+    }
+    return m;
+}
 #endif
 #ifndef MS_CU_K3_KERNEL
 
@@ -2677,29 +2706,8 @@ __device__ __forceinline__ unsigned long long ms_cu_gtimer() {
 __device__ __forceinline__ void ms_cu_k2_k3(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c,
                                             ms_cu_rowstat *st, bool mine, uint32_t *word, unsigned long long *sh) {
     if (threadIdx.x == 0) {
-        uint32_t m = MS_CU_MODE_NONE; /* given up: no gather */
         const int hook = ms_cu_k3_giveup; /* tests: 1 odd blocks but the last give up unmarked, 2 every block */
-        const bool mark = !(hook == 1 && !mine && (g & 1));
-        if (mark && hook != 2) {
-            uint32_t v = ms_cu_ld_acquire(&st->k3go);
-            if (!(v & 1u)) {
-                const unsigned long long t0 = ms_cu_gtimer();
-                unsigned ns = 32; /* a short backoff: the flag's latency is what this round saves */
-                while (!((v = ms_cu_ld_acquire(&st->k3go)) & 3u)) {
-                    if (ms_cu_gtimer() - t0 > ms_cu_k3_spin_ns) break;
-                    __nanosleep(ns);
-                    ns = ns < 256 ? 2 * ns : ns;
-                }
-            }
-            if ((v & 3u) == 1u) m = __ldcg(&st->mode);
-        }
-        if (m == MS_CU_MODE_FAST || m == MS_CU_MODE_BAND) {
-            atomicAdd(&st->k3done, 1u); /* K4 reads it after K2's grid completed, when this block's gather is done */
-            if (ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[0], 1ull);
-        } else if (m == MS_CU_MODE_NONE && mark) {
-            atomicOr(&st->k3go, 2u); /* the row's other blocks need not wait: K4 takes the whole-row path */
-        }
-        *word = m;
+        *word = ms_cu_k3w_wait(st, !(hook == 1 && !mine && (g & 1)), hook);
     }
     __syncthreads();
     const uint32_t mode = *word;
@@ -2751,30 +2759,8 @@ __device__ __forceinline__ void ms_cu_k2_k3w(const ms_cu_args &a, uint32_t *wfil
     ms_cu_rowstat *st = &a.stats[r];
     if (!ms_cu_set_max(c, st)) return; /* as K2's blocks, which then publish no mode */
     if (threadIdx.x == 0) {
-        uint32_t m = MS_CU_MODE_NONE; /* given up: no gather */
         const int hook = ms_cu_k3_giveup; /* tests: 1 odd blocks give up unmarked, 2 every block */
-        const bool mark = !(hook == 1 && (g & 1));
-        if (mark && hook != 2) {
-            uint32_t v = ms_cu_ld_acquire(&st->k3go);
-            if (!(v & 1u)) {
-                const unsigned long long t0 = ms_cu_gtimer();
-                unsigned ns = 32;
-                while (!((v = ms_cu_ld_acquire(&st->k3go)) & 3u)) {
-                    if (ms_cu_gtimer() - t0 > ms_cu_k3_spin_ns) break;
-                    __nanosleep(ns);
-                    ns = ns < 256 ? 2 * ns : ns;
-                }
-            }
-            if ((v & 3u) == 1u) m = __ldcg(&st->mode);
-        }
-        ms_cu_stamp(32);
-        if (m == MS_CU_MODE_FAST || m == MS_CU_MODE_BAND) {
-            atomicAdd(&st->k3done, 1u); /* K4w reads it after K2's grid completed, when this block's gather is done */
-            if (ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[0], 1ull);
-        } else if (m == MS_CU_MODE_NONE && mark) {
-            atomicOr(&st->k3go, 2u); /* the row's other blocks need not wait: K4w takes the whole-row path */
-        }
-        *word = m;
+        *word = ms_cu_k3w_wait(st, !(hook == 1 && (g & 1)), hook);
     }
     __syncthreads();
     const uint32_t mode = *word;
