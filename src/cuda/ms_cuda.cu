@@ -5438,18 +5438,16 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     const int32_t kk = f.k > 0 ? f.k : f.k2;
     if (ms_cu_lite_k(c, f) > 0) /* K2 gathered each chunk's top-k of S0; too many: the exact slow path */
         mode = st->cand_n <= MS_CU_CAND ? MS_CU_MODE_S0 : MS_CU_MODE_FULL;
-#ifndef MS_CU_K3_KERNEL
-    /* round 15B: a block of the row gave up its gather (ms_cu_k2_k3): the list and the chunks' pairs are partial */
-    if ((mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) && st->k3done != (uint32_t)a.G) {
-        mode = MS_CU_MODE_FULL;
-        if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
-    }
-#endif
-#ifdef MS_CU_K3W_K2
-    /* round 25A: likewise for ms_cu_k2_k3w's blocks (K4w in a step where K2's grid gathered) */
-    if ((PW || (!OR && MS_CU_K3W_K2 >= 2) || (OR && MS_CU_K3W_K2 >= 3)) && a.k3w &&
-        (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) &&
-        st->k3done != (uint32_t)a.G) { /* =2: ms_cu_k4<false> too; =3 (round 26D): ms_cu_k4<true> (K4w's as =1) */
+#if !defined(MS_CU_K3_KERNEL) || defined(MS_CU_K3W_K2)
+    /* A block of the row gave up its gather in K2's grid (round 15B's ms_cu_k2_k3 in every step; round 25A's
+     * ms_cu_k2_k3w in the steps where a.k3w: K4w, with =2 ms_cu_k4<false> too, with =3 (round 26D) ms_cu_k4<true>): the
+     * list and the chunks' pairs are partial, so the row takes the whole-row path */
+#  ifndef MS_CU_K3_KERNEL
+    const bool k3part = true;
+#  else
+    const bool k3part = (PW || (!OR && MS_CU_K3W_K2 >= 2) || (OR && MS_CU_K3W_K2 >= 3)) && a.k3w;
+#  endif
+    if (k3part && (mode == MS_CU_MODE_FAST || mode == MS_CU_MODE_BAND) && st->k3done != (uint32_t)a.G) {
         mode = MS_CU_MODE_FULL;
         if (threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_k3_rows[1], 1ull);
     }
@@ -6180,7 +6178,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         a.oneread = chunk >= ms_cu_or_min &&
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
 #ifdef MS_CU_OR_GMAX
-        if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B (off): at most n chunks a row */
+        if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
 #endif
 #ifdef MS_CU_OR_FEW
@@ -6269,8 +6267,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     k3or = k3or && !k4two;
 #    endif
     if (k3or) a.k3w = 1;
-#  endif
-#  if MS_CU_K3W_K2 >= 3
     if (a.k3w) k2 = k2 == ms_cu_k2<true, false, true> ? ms_cu_k2<true, false, true, true> : ms_cu_k2<false, false, false, true>;
 #  else
     if (a.k3w) k2 = ms_cu_k2<false, false, false, true>;
