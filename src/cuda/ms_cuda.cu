@@ -1236,6 +1236,16 @@ __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r)
     return s;
 }
 
+/* The fields of a row that ms_cu_filters and ms_cu_lite_k read, from its slot and the step's arguments alone (no logits,
+ * no max), as ms_cu_row_setup sets them: K2's lite branch, K2or's row, K3's idle blocks and K3's blocks in K2's grid
+ * decide a row's kind with it, so every kernel decides it alike. */
+__device__ __forceinline__ void ms_cu_slot_row(ms_cu_row &q, const ms_cu_args &a, int32_t slot) {
+    q.sl = a.slots[slot];
+    q.V = a.V;
+    q.filters = a.apply_filters;
+    q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+}
+
 #ifdef MS_CU_ONEREAD
 /* Round 13 (on since round 14 unless -DMS_CU_NO_ONEREAD; exact on the H200): a lite row (ms_cu_lite_k) of the default
  * order, not greedy, without a window penalty, in a step whose chunks the host found large enough (a.oneread),
@@ -1940,10 +1950,7 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
         const float rep = a.slots[slot].rep;
         if (rep != 1.0f && a.slots[slot].window > 0) return false; /* the general set-up's window filter */
         ms_cu_row q; /* what ms_cu_filters and ms_cu_lite_k read, as ms_cu_row_setup sets it (K3's test does the same) */
-        q.sl = a.slots[slot];
-        q.V = a.V;
-        q.filters = a.apply_filters;
-        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        ms_cu_slot_row(q, a, slot);
         if (ms_cu_lite_k(q, ms_cu_filters(q)) <= 0) return false; /* not lite: the general set-up, run once */
     }
     ms_cu_row c;
@@ -2592,10 +2599,7 @@ __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, i
                                                unsigned long long *smass) {
     const void *row = a.logits + (size_t)r * (size_t)a.stride * a.elem;
     ms_cu_row c;
-    c.sl = a.slots[slot];
-    c.V = a.V;
-    c.filters = a.apply_filters;
-    c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
+    ms_cu_slot_row(c, a, slot);
     if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false; /* not one-read (greedy rows included) */
 #ifdef MS_CU_OR_FEW
     if (g >= a.Go) return true; /* round 23A: no chunk for this block (the caller waits, as on every path) */
@@ -2742,10 +2746,7 @@ __device__ __forceinline__ void ms_cu_k2_k3w(const ms_cu_args &a, uint32_t *wfil
     }
     {
         ms_cu_row q;
-        q.sl = a.slots[slot];
-        q.V = a.V;
-        q.filters = a.apply_filters;
-        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        ms_cu_slot_row(q, a, slot);
         const ms_cu_filt qf = ms_cu_filters(q);
         if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
             if (b == 0) ms_cu_pdl_wait();
@@ -3236,10 +3237,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
     }
     {
         ms_cu_row q;
-        q.sl = a.slots[slot];
-        q.V = a.V;
-        q.filters = a.apply_filters;
-        q.minp_on = a.apply_filters && q.sl.min_p > 0.0f;
+        ms_cu_slot_row(q, a, slot);
         const ms_cu_filt qf = ms_cu_filters(q);
         if (q.sl.temperature < MS_GREEDY_TEMPERATURE || !qf.k2run || ms_cu_lite_k(q, qf) > 0) {
             if (B0L && blockIdx.x == 0) ms_cu_pdl_wait(); /* round 20C's B0LATE */
