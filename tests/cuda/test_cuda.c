@@ -893,31 +893,24 @@ TEST(cuda_identity_k3_giveup) {
         printf("  K3 is its own kernel in this build (the default; -DMS_CU_K3_IN_K2 puts its gather in K2): nothing to give up\n");
         return;
     }
-    k3_part(1, k3, md);
-    CHECK_MSG(k3[1] > 0, "part 1: no row served whole after a give-up");
-    CHECK_MSG(k3[0] > 0, "part 1: no block gathered (the partial lists were not exercised)");
-    CHECK_MSG(md[4] == 0, "part 1: a row served by BAND although its blocks gave up");
-    k3_part(2, k3, md);
-    CHECK_MSG(k3[1] > 0, "part 2: no row served whole after a give-up");
-    CHECK_MSG(k3[0] == 0, "part 2: a block gathered although every block gave up");
-    CHECK_MSG(md[4] == 0, "part 2: a row served by BAND although its blocks gave up");
-    k3_part(3, k3, md);
-    CHECK_MSG(k3[1] == 0, "part 3: a block gave up without the hook (its spin's time bound is too short)");
-    CHECK_MSG(md[4] > 0, "part 3: no row took the BAND path");
-    CHECK_MSG(k3[0] > 0, "part 3: no block gathered in K2");
-    if (ms__cuda_k3(-1, -2, NULL) < 2) return; /* round 26D: the one-read steps' K2or gathers only with -DMS_CU_K3W_K2=3 */
-    k3_part(4, k3, md);
-    CHECK_MSG(k3[1] > 0, "part 4 (one-read): no row served whole after a give-up");
-    CHECK_MSG(k3[0] > 0, "part 4 (one-read): no block gathered (the partial lists were not exercised)");
-    CHECK_MSG(md[4] == 0, "part 4 (one-read): a row served by BAND although its blocks gave up");
-    k3_part(5, k3, md);
-    CHECK_MSG(k3[1] > 0, "part 5 (one-read): no row served whole after a give-up");
-    CHECK_MSG(k3[0] == 0, "part 5 (one-read): a block gathered although every block gave up");
-    CHECK_MSG(md[4] == 0, "part 5 (one-read): a row served by BAND although its blocks gave up");
-    k3_part(6, k3, md);
-    CHECK_MSG(k3[1] == 0, "part 6 (one-read): a block gave up without the hook (its spin's time bound is too short)");
-    CHECK_MSG(md[4] > 0, "part 6 (one-read): no row took the BAND path");
-    CHECK_MSG(k3[0] > 0, "part 6 (one-read): no block gathered in K2or's grid");
+    /* parts 1-3, and 4-6 (round 26D: the same checks in one-read steps, only when K2or gathers: -DMS_CU_K3W_K2=3) */
+    const int parts = ms__cuda_k3(-1, -2, NULL) >= 2 ? 6 : 3;
+    for (int p = 1; p <= parts; p++) {
+        const int hook = (p - 1) % 3 + 1; /* 1: the odd blocks give up unmarked; 2: every block; 3: no hook */
+        const char *where = p > 3 ? " (one-read)" : "";
+        k3_part(p, k3, md);
+        if (hook < 3) {
+            CHECK_MSG(k3[1] > 0, "part %d%s: no row served whole after a give-up", p, where);
+            CHECK_MSG(md[4] == 0, "part %d%s: a row served by BAND although its blocks gave up", p, where);
+        } else {
+            CHECK_MSG(k3[1] == 0, "part %d%s: a block gave up without the hook (its spin's time bound is too short)", p,
+                      where);
+            CHECK_MSG(md[4] > 0, "part %d%s: no row took the BAND path", p, where);
+        }
+        if (hook == 2) CHECK_MSG(k3[0] == 0, "part %d%s: a block gathered although every block gave up", p, where);
+        else CHECK_MSG(k3[0] > 0, "part %d%s: no block gathered (in K2's grid%s)", p, where,
+                       hook == 1 ? "; the partial lists were not exercised" : "");
+    }
 }
 
 /* Round 11: the BAND path's new parts (ms__cuda_r11: K3's masses above the bucket from K2's per-block masses,
