@@ -2903,9 +2903,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
      * min-p's pre-filter leaves them few tokens). (Also tried in round 4: grouping a warp's lanes by
      * bucket with __match_any_sync, one add per distinct bucket: K2 97 -> 310 us at B=64, top-p alone.) */
     const bool split = !c.minp_on;
-#ifdef MS_CU_K2_HPACK
-    bool hpack = false; /* round 27C: the lean copy's packed words */
-#endif
     static_assert(MS_CU_STAGE_SH * 2 >= MS_CU_HB, "the masses' high parts fit in sbuf");
     uint32_t *slo = (uint32_t *)smass, *smid = slo + MS_CU_HB, *shi = (uint32_t *)sbuf;
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
@@ -2968,26 +2965,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
      * construction. Chosen once a block. */
     if (split && !c.pres && !c.win && !c.inf_row) {
         const float T = c.sl.temperature, m = c.m;
-#    ifdef MS_CU_K2_HPACK
-        /* Round 27C (-DMS_CU_K2_HPACK): three shared atomics a token instead of four. A chunk has at most 2^15 tokens
-         * (ms_cu_grid: G >= ceil(V / 32768), so ceil(V / G) <= 32768, a multiple of 8), and q <= 2^40. scnt[b] holds
-         * (count << 16) + the sum of q's bit 0 (at most the count, < 2^16: no carry into the count; (2^15 << 16) +
-         * 2^15 < 2^32), slo[b] the sum of q's bits 1-17, smid[b] of bits 18-34 (each < 2^15 2^17 = 2^32), and
-         * shi[b] of q >> 35 (<= 32 a token: < 2^21), added only by the rare tokens with w >= 2^-5. The flush below
-         * rebuilds the same count and the same 64-bit sum of q (exact integer sums in any order). */
-        hpack = true;
-        auto tok = [&](float x) {
-            const float y = x / T;
-            const uint32_t b = ms_cu_key(y) >> (32 - MS_CU_HBITS);
-            const uint64_t q = ms__mass(ms__exp(y - m));
-            atomicAdd(&scnt[b], (1u << 16) | ((uint32_t)q & 1u));
-            if (q > 1u) {
-                atomicAdd(&slo[b], (uint32_t)(q >> 1) & 0x1ffffu);
-                atomicAdd(&smid[b], (uint32_t)(q >> 18) & 0x1ffffu);
-                if (q >> 35) atomicAdd(&shi[b], (uint32_t)(q >> 35));
-            }
-        };
-#    else
         auto tok = [&](float x) {
             const float y = x / T;
             const uint32_t b = ms_cu_key(y) >> (32 - MS_CU_HBITS);
@@ -2999,7 +2976,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 atomicAdd(&shi[b], (uint32_t)(q >> 32));
             }
         };
-#    endif
         const bool vec = ms_cu_vec4(c, t0);
         int32_t ts = t0;
         if (vec) {
@@ -3045,19 +3021,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     unsigned long long *pb = a.pb ? a.pb + ((size_t)r * (size_t)a.G + (size_t)g) * MS_CU_HB : NULL;
 #endif
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
-#ifdef MS_CU_K2_HPACK
-        if (hpack) { /* round 27C: the packed words (above) */
-            const uint32_t w0 = scnt[i];
-            if (w0) atomicAdd(&gc[i], w0 >> 16);
-            const unsigned long long m = (unsigned long long)(w0 & 0xffffu) + ((unsigned long long)slo[i] << 1) +
-                                         ((unsigned long long)smid[i] << 18) + ((unsigned long long)shi[i] << 35);
-            if (m) atomicAdd(&gm[i], m);
-#  ifdef MS_CU_PB
-            if (pb) pb[i] = m;
-#  endif
-            continue;
-        }
-#endif
         if (scnt[i]) atomicAdd(&gc[i], scnt[i]);
         const unsigned long long m =
             split ? (unsigned long long)slo[i] + ((unsigned long long)smid[i] << 16) + ((unsigned long long)shi[i] << 32)
