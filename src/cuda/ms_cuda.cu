@@ -445,6 +445,9 @@ typedef struct ms_cu_state {
 /* ---- small device helpers ------------------------------------------------------------------ */
 
 template <int M> struct ms_cu_hmode { static constexpr int v = M; }; /* round 17A: K2's histogram pass's copy, chosen at compile time */
+#ifndef MS_CU_K3_FASTL_NG /* round 27C: groups of 4 loads in flight a thread in -DMS_CU_K3_FASTL's loop */
+#  define MS_CU_K3_FASTL_NG 4
+#endif
 #ifndef MS_CU_K2_HLEAN_NG /* round 24D: groups of 4 loads in flight a thread in -DMS_CU_K2_HLEAN's copy */
 #  define MS_CU_K2_HLEAN_NG MS_CU_K2_NG
 #endif
@@ -3483,6 +3486,7 @@ __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, 
     unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+#ifndef MS_CU_K3_FASTX
     if (mode == MS_CU_MODE_FAST) {
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut) return;
@@ -3493,6 +3497,7 @@ __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, 
         });
         return;
     }
+#endif
     /* BAND: the S0 tokens of the bound's bucket go to the list (K2 counted at most MS_CU_CAND); those
      * above it only add their mass to this chunk's (and the stop ids' part, for the floor), which
      * K4's draw needs to find the chunk holding its target. No exp below the bucket. */
@@ -3511,6 +3516,50 @@ __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, 
         }
     }
     const float xskip = xlo > c.xcut ? xlo : c.xcut;
+#ifdef MS_CU_K3_FASTX
+    /* Round 27C (-DMS_CU_K3_FASTX): FAST rows (K3 gathers every S0 token at or above the bound's bucket) take BAND's
+     * pre-filter on x too: a token with x < xskip has fl(x / T) below the bucket's lowest value (or is below min-p's
+     * cut on x), so the loop before it dropped it on its key anyway, after its division and ms_cu_from_y_pre (an exp).
+     * Every other token runs the same code as before: the same list. On a peaked row (top-p keeps a few tokens near
+     * the max) almost every token ends at the compare. */
+    if (mode == MS_CU_MODE_FAST) {
+        auto tok = [&](int32_t t, float x) {
+            if (x < xskip) return;
+            ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (!e.s0 || (e.key >> (32 - MS_CU_HBITS)) < bound) return;
+            uint32_t i = atomicAdd(&st->cand_n, 1u);
+            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+        };
+#  ifdef MS_CU_K3_FASTL
+        /* Round 27C (-DMS_CU_K3_FASTL): rows without a penalty (their x is the sanitized raw value, as
+         * ms_cu_for_chunk gives it when !c.pres && !c.win) load MS_CU_K3_FASTL_NG groups of 4 a thread before using
+         * any, and skip a group whose raw maximum is below xskip: fmaxf ignores a NaN, so every value of such a
+         * group is below xskip or NaN (sanitized to -inf, below xskip too, since xskip > -inf there); a group of
+         * four NaNs has a NaN maximum and goes token by token. The tokens that are not skipped run tok as above. */
+        if (!c.pres && !c.win && ms_cu_vec4(c, t0)) {
+            constexpr int NG = MS_CU_K3_FASTL_NG;
+            const int32_t step = (int32_t)blockDim.x * 4;
+            const int32_t tv = t0 + ((t1 - t0) & ~3);
+            for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
+                float v[NG][4];
+#    pragma unroll
+                for (int u = 0; u < NG; u++)
+                    if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+#    pragma unroll
+                for (int u = 0; u < NG; u++) {
+                    if (t + u * step >= tv || fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])) < xskip) continue;
+#    pragma unroll
+                    for (int k = 0; k < 4; k++) tok(t + u * step + k, ms__sanitize(v[u][k]));
+                }
+            }
+            for (int32_t t = tv + (int32_t)threadIdx.x; t < t1; t += blockDim.x) tok(t, ms_cu_x(c, t));
+            return;
+        }
+#  endif
+        ms_cu_for_chunk<2>(c, t0, t1, tok);
+        return;
+    }
+#endif
 #ifdef MS_CU_SEGW
     if (const int32_t nsc = ms_cu_segw_n(a.G, chunk)) { /* round 23C: the masses above per segment */
         ms_cu_k3_band_seg(a, r, g, c, st, bound, t0, t1, xskip, nsc, cand);
