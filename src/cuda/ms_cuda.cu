@@ -146,6 +146,16 @@
 #if !defined(MS_CU_NO_K3_BF) && !defined(MS_CU_K3_BF)
 #  define MS_CU_K3_BF
 #endif
+/* Nineteenth session's final call (docs/cuda.md, docs/decisions.md), on: round 27C's FAST gather in K3 with BAND's
+ * pre-filter on x (MS_CU_K3_FASTX) and, for rows without penalties, its lean loop with 4 groups in flight a thread, a
+ * group skipped on its raw max (MS_CU_K3_FASTL; H200 top-p alone peaked B=64 / 256 -27.0 / -91.3 us, flat level).
+ * -DMS_CU_NO_K3_FASTX builds without both, -DMS_CU_NO_K3_FASTL without the lean loop. */
+#if !defined(MS_CU_NO_K3_FASTX) && !defined(MS_CU_K3_FASTX)
+#  define MS_CU_K3_FASTX
+#endif
+#if defined(MS_CU_K3_FASTX) && !defined(MS_CU_NO_K3_FASTL) && !defined(MS_CU_K3_FASTL)
+#  define MS_CU_K3_FASTL
+#endif
 /* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
