@@ -2816,23 +2816,50 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
 #endif
 #ifdef MS_CU_OR_PERSIST
-    /* Round 27A (-DMS_CU_OR_PERSIST): the body below for one (row, chunk) item; its returns end the item */
-    auto body = [&](const int32_t r, const int32_t g) {
+    /* Round 27A (-DMS_CU_OR_PERSIST): in the steps where ms_cu_launch sets a.orp_items (one-read steps whose n G chunks
+     * exceed one wave), K2or's grid is one wave and each block takes items i = (row, chunk) = (i / G, i % G) from row 0's
+     * counter until none is left, running for each exactly what block i runs in the one-block-a-chunk grid (the body
+     * below; its returns, block-uniform, are MS_CU_K2_RET: the next item), so the row's candidates and counts are the
+     * same for any assignment. Two barriers around the item's read: the previous item's shared state is done with
+     * before the next one zeroes it. The counter is zero at the step's start (K0, or K4's zeroing of row 0's stats at
+     * the previous step's end). A loop by goto, not the body as a lambda: that build gave K2or a 256-byte stack frame
+     * (the arguments' copy) and ran every step ~10 us slower. */
+    __shared__ int32_t orp_it;
+    const bool orp = OWN && a.orp_items > 0;
+    int32_t it = (int32_t)blockIdx.x;
+orp_next:
+    if (orp) {
+        if (threadIdx.x == 0) orp_it = (int32_t)atomicAdd(&a.stats[0].orp_item, 1u);
+        __syncthreads();
+        it = orp_it;
+        __syncthreads();
+        if (it >= a.orp_items) {
+            ms_cu_pdl_wait(); /* K3 and K4 wait for K2 alone: K2 covers K1 on every path */
+            return;
+        }
+    }
+    const int32_t r = it / a.G, g = it % a.G;
+#  define MS_CU_K2_RET                                                                                                 \
+        do {                                                                                                           \
+            if (orp) goto orp_next;                                                                                    \
+            return;                                                                                                    \
+        } while (0)
 #else
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+#  define MS_CU_K2_RET return
 #endif
     const int32_t slot = ms_cu_slot_ok(a, r);
-    if (slot < 0) return;
+    if (slot < 0) MS_CU_K2_RET;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
     /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
         ms_cu_stamp(4);
-        return;
+        MS_CU_K2_RET;
     }
 #endif
 #ifdef MS_CU_LITE_EARLY
-    if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C */
+    if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) MS_CU_K2_RET; /* round 18C */
 #endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
@@ -2842,7 +2869,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
          * returned without waiting (an all-greedy batch) could complete before K1 has, and K4 would read K1's
          * gbest early. Waiting here makes K2's completion cover K1's on every path. */
         ms_cu_pdl_wait();
-        return;
+        MS_CU_K2_RET;
     }
 #if defined(MS_CU_ONEREAD) && !defined(MS_CU_OR_EARLY)
     if (OR) {
@@ -2857,7 +2884,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #endif
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
-            return;
+            MS_CU_K2_RET;
         }
     }
 #endif
@@ -2890,10 +2917,10 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifdef MS_CU_RF
         rf_end();
 #endif
-        return;
+        MS_CU_K2_RET;
     }
     const ms_cu_filt f = ms_cu_filters(c);
-    if (!f.k2run) return;
+    if (!f.k2run) MS_CU_K2_RET;
     if (ms_cu_lite_k(c, f) > 0) {
         /* In K2 rather than a kernel of its own: one launch fewer measured 2-12 us faster at every B
          * (H200, B=1..256) although K2's registers allow fewer loads in flight. The stage of tokens that
@@ -2903,7 +2930,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifdef MS_CU_RF
         rf_end();
 #endif
-        return;
+        MS_CU_K2_RET;
     }
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
      * shared atomicAdd is a compare-and-swap loop, and on a flat row most lanes of a warp hit the same
@@ -3048,7 +3075,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifndef MS_CU_K3_KERNEL
         ms_cu_k2_k3(a, r, g, c, st, false, &k3mode, sh);
 #endif
-        return;
+        MS_CU_K2_RET;
     }
     __threadfence();
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
@@ -3151,28 +3178,9 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     ms_cu_k2_k3(a, r, g, c, st, true, &k3mode, sh); /* the flag is set: no wait (unless a block gave the row up) */
 #endif
 #ifdef MS_CU_OR_PERSIST
-    };
-    /* Round 27A (-DMS_CU_OR_PERSIST): in the steps where ms_cu_launch sets a.orp_items (one-read steps whose n G chunks
-     * exceed one wave), K2or's grid is one wave and each block takes items (row, chunk) = (i / G, i % G) from row 0's
-     * counter until none is left, running for each exactly what block i runs in the one-block-a-chunk grid (the body
-     * above, its returns block-uniform), so the row's candidates and counts are the same for any assignment. Two
-     * barriers around the item's read: the previous item's shared state is done with before the next one zeroes it.
-     * The counter is zero at the step's start (K0, or K4's zeroing of row 0's stats at the previous step's end). */
-    if (!(OWN && a.orp_items > 0)) {
-        body(blockIdx.x / a.G, blockIdx.x % a.G);
-        return;
-    }
-    __shared__ int32_t orp_it;
-    for (;;) {
-        if (threadIdx.x == 0) orp_it = (int32_t)atomicAdd(&a.stats[0].orp_item, 1u);
-        __syncthreads();
-        const int32_t it = orp_it;
-        __syncthreads();
-        if (it >= a.orp_items) break;
-        body(it / a.G, it % a.G);
-    }
-    ms_cu_pdl_wait(); /* K3 and K4 wait for K2 alone: K2 covers K1 on every path */
+    MS_CU_K2_RET;
 #endif
+#undef MS_CU_K2_RET
 }
 
 /* ---- K3: gather the candidates ------------------------------------------------------------- */
@@ -6230,7 +6238,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
              * scheduler hands the multiprocessors that finish first the next chunks), never chunks under the path's
              * floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), nor more than MS_CU_OR_GMAX a row. From B, V and the chip
              * alone (capturable); any G is exact (the row's candidates are the union of its chunks' lists). */
-            int64_t g2 = ((int64_t)st->sm_count * ms_cu_or_waveq) / ((int64_t)n * 4);
+            int64_t g2 = ((int64_t)st->sm_count * ms_cu_or_waveq) / (int64_t)n; /* q blocks a multiprocessor */
             const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
             if (ms_cu_or_min > 0 && g2 > (int64_t)V / ms_cu_or_min) g2 = (int64_t)V / ms_cu_or_min;
             if (g2 > most) g2 = most;
