@@ -413,10 +413,6 @@ typedef struct ms_cu_rowstat {
 #ifdef MS_CU_OR_ROWCUT
     uint32_t orcut[MS_CU_ORRC]; /* round 20A: block g's published row cut (a key of x; 0: none), one-read rows */
 #endif
-#ifdef MS_CU_OR_PERSIST
-    uint32_t orp_item; /* round 27A (-DMS_CU_OR_PERSIST), row 0's alone: the step's next (row, chunk) item of K2or's blocks */
-    uint32_t orp_pad[3]; /* 16 bytes: each row's stats stay 16-byte aligned */
-#endif
 #ifdef MS_CU_RF
     uint32_t k1n;      /* round 18B: K1 blocks of a lite row that are done with its stats (ms_cu_rf_wait) */
     uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
@@ -1231,9 +1227,6 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_K3W_K2
     int32_t k3w;                    /* round 25A: K2's grid does K3's work this step (ms_cu_k2_k3w; K4w checks k3done) */
-#endif
-#ifdef MS_CU_OR_PERSIST
-    int32_t orp_items;              /* round 27A: > 0: K2or's blocks take the step's n G (row, chunk) items from row 0's counter */
 #endif
 };
 
@@ -2815,51 +2808,19 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         return;
     }
 #endif
-#ifdef MS_CU_OR_PERSIST
-    /* Round 27A (-DMS_CU_OR_PERSIST): in the steps where ms_cu_launch sets a.orp_items (one-read steps whose n G chunks
-     * exceed one wave), K2or's grid is one wave and each block takes items i = (row, chunk) = (i / G, i % G) from row 0's
-     * counter until none is left, running for each exactly what block i runs in the one-block-a-chunk grid (the body
-     * below; its returns, block-uniform, are MS_CU_K2_RET: the next item), so the row's candidates and counts are the
-     * same for any assignment. Two barriers around the item's read: the previous item's shared state is done with
-     * before the next one zeroes it. The counter is zero at the step's start (K0, or K4's zeroing of row 0's stats at
-     * the previous step's end). A loop by goto, not the body as a lambda: that build gave K2or a 256-byte stack frame
-     * (the arguments' copy) and ran every step ~10 us slower. */
-    __shared__ int32_t orp_it;
-    const bool orp = OWN && a.orp_items > 0;
-    int32_t it = (int32_t)blockIdx.x;
-orp_next:
-    if (orp) {
-        if (threadIdx.x == 0) orp_it = (int32_t)atomicAdd(&a.stats[0].orp_item, 1u);
-        __syncthreads();
-        it = orp_it;
-        __syncthreads();
-        if (it >= a.orp_items) {
-            ms_cu_pdl_wait(); /* K3 and K4 wait for K2 alone: K2 covers K1 on every path */
-            return;
-        }
-    }
-    const int32_t r = it / a.G, g = it % a.G;
-#  define MS_CU_K2_RET                                                                                                 \
-        do {                                                                                                           \
-            if (orp) goto orp_next;                                                                                    \
-            return;                                                                                                    \
-        } while (0)
-#else
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
-#  define MS_CU_K2_RET return
-#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
-    if (slot < 0) MS_CU_K2_RET;
+    if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
     /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
         ms_cu_stamp(4);
-        MS_CU_K2_RET;
+        return;
     }
 #endif
 #ifdef MS_CU_LITE_EARLY
-    if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) MS_CU_K2_RET; /* round 18C */
+    if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C */
 #endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
@@ -2869,7 +2830,7 @@ orp_next:
          * returned without waiting (an all-greedy batch) could complete before K1 has, and K4 would read K1's
          * gbest early. Waiting here makes K2's completion cover K1's on every path. */
         ms_cu_pdl_wait();
-        MS_CU_K2_RET;
+        return;
     }
 #if defined(MS_CU_ONEREAD) && !defined(MS_CU_OR_EARLY)
     if (OR) {
@@ -2884,7 +2845,7 @@ orp_next:
 #endif
             ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
             ms_cu_stamp(4);
-            MS_CU_K2_RET;
+            return;
         }
     }
 #endif
@@ -2917,10 +2878,10 @@ orp_next:
 #ifdef MS_CU_RF
         rf_end();
 #endif
-        MS_CU_K2_RET;
+        return;
     }
     const ms_cu_filt f = ms_cu_filters(c);
-    if (!f.k2run) MS_CU_K2_RET;
+    if (!f.k2run) return;
     if (ms_cu_lite_k(c, f) > 0) {
         /* In K2 rather than a kernel of its own: one launch fewer measured 2-12 us faster at every B
          * (H200, B=1..256) although K2's registers allow fewer loads in flight. The stage of tokens that
@@ -2930,7 +2891,7 @@ orp_next:
 #ifdef MS_CU_RF
         rf_end();
 #endif
-        MS_CU_K2_RET;
+        return;
     }
     /* Masses as three 32-bit parts (bits 0-15, 16-31, 32-40) with native 32-bit shared atomics: a 64-bit
      * shared atomicAdd is a compare-and-swap loop, and on a flat row most lanes of a warp hit the same
@@ -3075,7 +3036,7 @@ orp_next:
 #ifndef MS_CU_K3_KERNEL
         ms_cu_k2_k3(a, r, g, c, st, false, &k3mode, sh);
 #endif
-        MS_CU_K2_RET;
+        return;
     }
     __threadfence();
     for (int i = threadIdx.x; i < MS_CU_HB; i += blockDim.x) {
@@ -3177,10 +3138,6 @@ orp_next:
 #ifndef MS_CU_K3_KERNEL
     ms_cu_k2_k3(a, r, g, c, st, true, &k3mode, sh); /* the flag is set: no wait (unless a block gave the row up) */
 #endif
-#ifdef MS_CU_OR_PERSIST
-    MS_CU_K2_RET;
-#endif
-#undef MS_CU_K2_RET
 }
 
 /* ---- K3: gather the candidates ------------------------------------------------------------- */
@@ -6052,16 +6009,14 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #define MS_CU_ONEREAD_L2 1
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
-/* Round 27A (MS_CU_OR_WAVEQ=q): the one-read steps' grid in quarter waves, q / 4 times the 4 blocks a multiprocessor of
- * ms_cu_grid (4: one wave, the rule before; larger q: more, smaller chunks, within the path's bounds). Host only;
- * ms__cuda_orwaves sets it at run time (measurements). */
+/* Round 27A (-DMS_CU_OR_WAVEQ=q, a measurement knob): the one-read steps' grid of q blocks a multiprocessor, where that
+ * gives more chunks a row than ms_cu_grid's 4 (q / 4 waves); 4: ms_cu_grid's grid, the default. ms__cuda_orwaves sets
+ * it at run time (the bench's MS_BENCH_ORWAVES). H200, full setting V=151936: 1.7-10.8 us slower at B=32..96 (q = 6, 8),
+ * level at B=256; faster only at peaked B=128 (docs/cuda.md, round 27A). */
 #ifndef MS_CU_OR_WAVEQ
 #  define MS_CU_OR_WAVEQ 4
 #endif
 static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
-#ifdef MS_CU_OR_PERSIST
-static int32_t ms_cu_or_persist = 1; /* round 27A: ms__cuda_orpersist */
-#endif
 #endif
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
@@ -6234,11 +6189,12 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
         if (a.oneread && ms_cu_or_waveq > 4) {
-            /* Round 27A: a one-read step's grid of ms_cu_or_waveq / 4 waves (more, smaller chunks, so that the block
-             * scheduler hands the multiprocessors that finish first the next chunks), never chunks under the path's
-             * floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), nor more than MS_CU_OR_GMAX a row. From B, V and the chip
-             * alone (capturable); any G is exact (the row's candidates are the union of its chunks' lists). */
-            int64_t g2 = ((int64_t)st->sm_count * ms_cu_or_waveq) / (int64_t)n; /* q blocks a multiprocessor */
+            /* Round 27A (a measurement knob; off: q = 4): a one-read step's grid of q blocks a multiprocessor (more,
+             * smaller chunks, so that the block scheduler hands the multiprocessors that finish first the next chunks),
+             * never chunks under the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), nor more than MS_CU_OR_GMAX
+             * a row. From B, V and the chip alone (capturable); any G is exact (the row's candidates are the union of its
+             * chunks' lists). Measured slower at B=32..96 (docs/cuda.md, round 27A). */
+            int64_t g2 = ((int64_t)st->sm_count * ms_cu_or_waveq) / (int64_t)n;
             const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
             if (ms_cu_or_min > 0 && g2 > (int64_t)V / ms_cu_or_min) g2 = (int64_t)V / ms_cu_or_min;
             if (g2 > most) g2 = most;
@@ -6269,20 +6225,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
     }
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
-#ifdef MS_CU_OR_PERSIST
-    /* round 27A: K2or's persistent grid of one wave where the step's items exceed it */
-    a.orp_items = 0;
-    unsigned orp_grid = 0;
-    /* (not where a test forces the ring: ms__cuda_ring(1)) */
-#  ifndef MS_CU_NO_RING
-    if (a.oneread && ms_cu_or_persist && ms_cu_ring_mode <= 0 && (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2OR_MINB) {
-#  else
-    if (a.oneread && ms_cu_or_persist && (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2OR_MINB) {
-#  endif
-        a.orp_items = (int32_t)blocks;
-        orp_grid = (unsigned)(st->sm_count * MS_CU_K2OR_MINB);
-    }
-#endif
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
      * no K2 block (K4 holds 120 registers x 512 threads), so only in steps with at most two K1..K3 blocks per
      * multiprocessor (B <= 3 at V=151936; B=4 has 528 blocks and the pass then delayed K4: +2.8 us) */
@@ -6312,11 +6254,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     static_assert(MS_CU_K4L_CAP >= 4 * MS_CU_WARP_N + 1 && MS_CU_K4L_CAP <= MS_CU_CAND, "K4L's finish scratch after the list");
 #endif
 #ifndef MS_CU_NO_RING
-#  ifdef MS_CU_OR_PERSIST
-    const bool ring = a.orp_items > 0 ? false : ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
-#  else
     const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
-#  endif
     if (ring) k2 = ms_cu_k2<false, true>;
 #endif
 #ifdef MS_CU_ONEREAD
@@ -6413,9 +6351,6 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_K3W_K2
         cfg.gridDim = dim3(k2blocks); /* round 25A: 2 n G in its steps */
 #endif
-#ifdef MS_CU_OR_PERSIST
-        if (orp_grid) cfg.gridDim = dim3(orp_grid); /* round 27A */
-#endif
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k2, a);
 #ifdef MS_CU_K3W_K2
         cfg.gridDim = dim3(blocks);
@@ -6448,11 +6383,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (e == cudaSuccess) e = cudaLaunchKernelEx(&cfg, k4, a);
     } else {
         k1<<<blocks, MS_CU_T123, 0, st->stream>>>(a);
-#ifdef MS_CU_OR_PERSIST
-        k2<<<orp_grid ? orp_grid : k2blocks, MS_CU_T123, 0, st->stream>>>(a);
-#else
         k2<<<k2blocks, MS_CU_T123, 0, st->stream>>>(a);
-#endif
 #ifdef MS_CU_K3_KERNEL
 #  ifdef MS_CU_K3W_K2
         if (!a.k3w) /* round 25A */
@@ -6790,8 +6721,8 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
 #endif
 }
 
-/* Round 27A's knob (measurements): the one-read steps' grid in quarter waves (4: one wave; -1: MS_CU_OR_WAVEQ; values
- * under 4 act as 4). Returns the value in force (0 without the one-read path). */
+/* Round 27A's knob (measurements): the one-read steps' grid in blocks a multiprocessor (4: ms_cu_grid's, the default;
+ * -1: MS_CU_OR_WAVEQ; values under 4 act as 4). Returns the value in force (0 without the one-read path). */
 extern "C" int32_t ms__cuda_orwaves(int32_t q) {
 #ifdef MS_CU_ONEREAD
     if (q == -1) ms_cu_or_waveq = MS_CU_OR_WAVEQ;
@@ -6800,18 +6731,6 @@ extern "C" int32_t ms__cuda_orwaves(int32_t q) {
 #else
     (void)q;
     return 0;
-#endif
-}
-
-/* Round 27A (measurements): -DMS_CU_OR_PERSIST's persistent K2or grid on (1) or off (0); -1 unchanged. Returns the
- * value in force, -1 in builds without the switch. */
-extern "C" int32_t ms__cuda_orpersist(int32_t on) {
-#if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_PERSIST)
-    if (on == 0 || on == 1) ms_cu_or_persist = on;
-    return ms_cu_or_persist;
-#else
-    (void)on;
-    return -1;
 #endif
 }
 
