@@ -170,6 +170,10 @@ int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
 /* MS_BENCH_ORFEW=chunk[,maxb[,warm]] (round 23A): the few-chunk one-read steps' chunk, largest B and K4's warm-up
  * there (ms__cuda_orfew; a no-op in builds without -DMS_CU_OR_FEW) */
 int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
+/* MS_BENCH_ORWAVES=q (round 27A): the one-read steps' grid in blocks a multiprocessor (ms__cuda_orwaves; 4: the
+ * default's); MS_BENCH_RING=m K2's ring (ms__cuda_ring: -1 the host's rule, 0 off, 1 on) */
+int32_t ms__cuda_orwaves(int32_t q);
+int ms__cuda_ring(int mode, uint64_t out[2]);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
     float us[6] = {0}, nok0 = 0;
@@ -271,6 +275,8 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
 #ifdef MS_BENCH_CUDA_STANDALONE
     if (getenv("MS_BENCH_MINCHUNK")) ms__cuda_minchunk((int32_t)atoi(getenv("MS_BENCH_MINCHUNK")));
     if (getenv("MS_BENCH_ORMIN")) (void)ms__cuda_oneread((int32_t)atoi(getenv("MS_BENCH_ORMIN")), NULL);
+    if (getenv("MS_BENCH_ORWAVES")) (void)ms__cuda_orwaves((int32_t)atoi(getenv("MS_BENCH_ORWAVES")));
+    if (getenv("MS_BENCH_RING")) (void)ms__cuda_ring((int)atoi(getenv("MS_BENCH_RING")), NULL);
     if (getenv("MS_BENCH_ORFEW")) {
         const char *e = getenv("MS_BENCH_ORFEW"), *cm = strchr(e, ','), *cw = cm ? strchr(cm + 1, ',') : NULL;
         (void)ms__cuda_orfew((int32_t)atoi(e), cm ? (int32_t)atoi(cm + 1) : -1, cw ? (int32_t)atoi(cw + 1) : -1);

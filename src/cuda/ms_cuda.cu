@@ -6066,6 +6066,14 @@ static int32_t ms_cu_or_min = MS_CU_ONEREAD_MINCHUNK;
 #define MS_CU_ONEREAD_L2 1
 #endif
 static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step's logits exceed L2 (off once a test sets the threshold) */
+/* Round 27A (-DMS_CU_OR_WAVEQ=q, a measurement knob): the one-read steps' grid of q blocks a multiprocessor, where that
+ * gives more chunks a row than ms_cu_grid's 4 (q / 4 waves); 4: ms_cu_grid's grid, the default. ms__cuda_orwaves sets
+ * it at run time (the bench's MS_BENCH_ORWAVES). H200, full setting V=151936: 1.7-10.8 us slower at B=32..96 (q = 6, 8),
+ * level at B=256; faster only at peaked B=128 (docs/cuda.md, round 27A). */
+#ifndef MS_CU_OR_WAVEQ
+#  define MS_CU_OR_WAVEQ 4
+#endif
+static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
 #endif
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
@@ -6237,6 +6245,26 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_OR_GMAX
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
+        if (a.oneread && ms_cu_or_waveq > 4) {
+            /* Round 27A (a measurement knob; off: q = 4): a one-read step's grid of q blocks a multiprocessor (more,
+             * smaller chunks, so that the block scheduler hands the multiprocessors that finish first the next chunks),
+             * never chunks under the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), nor more than MS_CU_OR_GMAX
+             * a row. From B, V and the chip alone (capturable); any G is exact (the row's candidates are the union of its
+             * chunks' lists). Measured slower at B=32..96 (docs/cuda.md, round 27A). */
+            int64_t g2 = ((int64_t)st->sm_count * ms_cu_or_waveq) / (int64_t)n;
+            const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
+            if (ms_cu_or_min > 0 && g2 > (int64_t)V / ms_cu_or_min) g2 = (int64_t)V / ms_cu_or_min;
+            if (g2 > most) g2 = most;
+#ifdef MS_CU_OR_GMAX
+            if (g2 > (int64_t)(MS_CU_OR_GMAX)) g2 = (int64_t)(MS_CU_OR_GMAX);
+#endif
+            if (g2 > a.G) {
+                a.G = (int32_t)g2;
+                const int32_t c2 = ((V + a.G - 1) / a.G + 7) & ~7;
+                a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && c2 >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
+                a.drawv = c2 >= ms_cu_drawv_min;
+            }
+        }
 #endif
 #ifdef MS_CU_OR_FEW
         /* Round 23A: at B <= ms_cu_orfew_b the one-read rows take a.Go chunks of about ms_cu_orfew_chunk tokens (from B
@@ -6746,6 +6774,19 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
     (void)minchunk;
     if (out)
         for (int i = 0; i < 5; i++) out[i] = 0;
+    return 0;
+#endif
+}
+
+/* Round 27A's knob (measurements): the one-read steps' grid in blocks a multiprocessor (4: ms_cu_grid's, the default;
+ * -1: MS_CU_OR_WAVEQ; values under 4 act as 4). Returns the value in force (0 without the one-read path). */
+extern "C" int32_t ms__cuda_orwaves(int32_t q) {
+#ifdef MS_CU_ONEREAD
+    if (q == -1) ms_cu_or_waveq = MS_CU_OR_WAVEQ;
+    else if (q >= 1 && q <= 64) ms_cu_or_waveq = q;
+    return ms_cu_or_waveq;
+#else
+    (void)q;
     return 0;
 #endif
 }
