@@ -1701,18 +1701,19 @@ template <int NG> struct ms_cu_k2pre {
 };
 template <int NG, bool RG, class P, bool PRE = false> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups; PRE: round 27B */
 __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, const ms_cu_ring &rg, P pass,
-                                              const ms_cu_k2pre<NG> *pre = nullptr) {
+                                              const ms_cu_k2pre<NG> *pre = nullptr, bool pok = false) {
     const bool vec = ms_cu_vec4(c, t0);
     const float cut = c.xcut;
     int32_t ts = t0;
     (void)rg;
     (void)pre;
+    (void)pok;
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
-        if (RG && !PRE) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv); /* PRE: started before the wait */
-        bool first = PRE && !RG;
+        if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
+        bool first = PRE && !RG && pok; /* round 27B: pok, the first step's groups are in *pre (ms_cu_k2_pre_load) */
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
@@ -1890,7 +1891,8 @@ template <int NG, bool RG, bool PRE = false>
 #endif
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
-                              uint32_t *sn, unsigned long long *wq, const ms_cu_k2pre<NG> *pre = nullptr) {
+                              uint32_t *sn, unsigned long long *wq, const ms_cu_k2pre<NG> *pre = nullptr,
+                              bool pok = false) {
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
@@ -1928,11 +1930,11 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
         ms_cu_row cf = c;
         cf.dtype = MS_DTYPE_F32;
-        ms_cu_k2_scan<NG, RG, decltype(stage), PRE>(cf, t0, t1, rg, stage, pre);
+        ms_cu_k2_scan<NG, RG, decltype(stage), PRE>(cf, t0, t1, rg, stage, pre, pok); /* round 27B: fp32 rows only */
     } else
 #endif
     {
-        ms_cu_k2_scan<NG, RG, decltype(stage), PRE>(c, t0, t1, rg, stage, pre);
+        ms_cu_k2_scan<NG, RG>(c, t0, t1, rg, stage);
     }
     __syncthreads();
     ms_cu_stamp(16);
@@ -2012,48 +2014,36 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 }
 
 #if defined(MS_CU_LITE_EARLY) && defined(MS_CU_K2_PRE)
+#  ifndef MS_CU_EARLY_F32
+#    error "-DMS_CU_K2_PRE preloads for the fp32 copy of the lite scan (MS_CU_EARLY_F32)"
+#  endif
 /* Round 27B (-DMS_CU_K2_PRE): a lite block of the lite steps' K2 (ms_cu_k2_lite_early) issues its scan's first loads
- * before its PDL wait: at B=1 its whole chunk (1032 tokens: NG = 2 groups of 4 a thread cover 2048), elsewhere the
- * first NG groups a thread (with round 15A's ring, the ring's first MS_CU_RING groups, by cp.async into sbuf / scnt,
- * unused until the scan). Before, the wait was followed by two L2 round trips in a row: the row max (K1's), then the
- * logits (the scan's first loads, after the max's branch and ms_cu_k2_lite's first barrier). Exact: the logits and the
- * seen set are the step's inputs, written before K1 started (K1 is a plain launch after the previous step, or K0 ->
- * K1 -> K2 by PDL with K0 a plain launch), and nothing of K1..K4 writes them, so the values loaded before the wait
- * are those loaded after it; every test on them runs after the wait, as before (the same code: ms_cu_k2_scan's first
- * step takes these values instead of loading them). The row set-up already reads the slot and the seen words' address
- * before the wait for the same reason, and round 13's one-read K2 reads its whole chunk before it. The loads are the
- * scan's own (ms_cu_vec4's test, the same t0 / t1 / step / tv; a group at or past tv is not loaded). */
+ * early: at B=1 its whole chunk (1032 tokens: NG = 2 groups of 4 a thread cover 2048), elsewhere the first NG groups a
+ * thread. MS_CU_K2_PRE=1 (or no value): before its PDL wait; 2: right after it, beside the row max's load. Before, the
+ * wait was followed by two L2 round trips in a row: the row max (K1's), then the logits (the scan's first loads, after
+ * the max's branch and ms_cu_k2_lite's first barrier). Only fp32 rows whose chunk takes the 16-byte groups, in steps
+ * without round 15A's ring (returns false otherwise: the scan loads as before). The call's first form (ba58dc4: every
+ * dtype, the ring's copies too, K1's own preload beside it) was slower: its 16-bit paths convert each group right after
+ * its load. Exact: the logits and the seen set are the step's inputs, written before K1 started (K1 is a plain launch
+ * after the previous step, or K0 -> K1 -> K2 by PDL with K0 a plain launch), and nothing of K1..K4 writes them, so the
+ * values loaded early are those the scan would load; every test on them runs after the wait, as before (the same code:
+ * ms_cu_k2_scan's first step takes these values instead of loading them). The loads are the scan's own (ms_cu_vec4's
+ * test, the same t0 / t1 / step / tv; a group at or past tv is not loaded). The row set-up already reads the slot and
+ * the seen words' address before the wait for the same reason, and round 13's one-read K2 reads its chunk before it. */
 template <bool RG>
-__device__ __forceinline__ void ms_cu_k2_pre_load(const ms_cu_args &a, int32_t g, const ms_cu_row &c,
-                                                  unsigned long long *sbuf, uint32_t *scnt,
+__device__ __forceinline__ bool ms_cu_k2_pre_load(const ms_cu_args &a, int32_t g, const ms_cu_row &c,
                                                   ms_cu_k2pre<MS_CU_K2_NG> &pre) {
     constexpr int NG = MS_CU_K2_NG;
+    if (RG || c.dtype != MS_DTYPE_F32) return false;
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7; /* as ms_cu_k2_lite */
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    if (!ms_cu_vec4(c, t0)) return false; /* the scan goes token by token */
     const int32_t step = (int32_t)blockDim.x * 4;
     const int32_t tv = t0 + ((t1 - t0) & ~3);
-    const int32_t t = t0 + (int32_t)threadIdx.x * 4;
-#pragma unroll
-    for (int u = 0; u < NG; u++) {
-        pre.words[u] = 0;
-#pragma unroll
-        for (int k = 0; k < 4; k++) pre.v[u][k] = 0.0f;
-    }
-    if (!ms_cu_vec4(c, t0)) return; /* the scan takes its token-by-token loop: nothing to preload */
-    if (RG) {
-        const ms_cu_ring rg = {(unsigned char *)sbuf, scnt};
-        ms_cu_ring_start(c, rg, t, step, tv);
-        return;
-    }
-#ifdef MS_CU_EARLY_F32
-    if (c.dtype == MS_DTYPE_F32) { /* as ms_cu_k2_lite's fp32 copy */
-        ms_cu_row cf = c;
-        cf.dtype = MS_DTYPE_F32;
-        ms_cu_load_groups<NG>(cf, t, step, tv, pre.v, pre.words);
-        return;
-    }
-#endif
-    ms_cu_load_groups<NG>(c, t, step, tv, pre.v, pre.words);
+    ms_cu_row cf = c; /* as ms_cu_k2_lite's fp32 copy */
+    cf.dtype = MS_DTYPE_F32;
+    ms_cu_load_groups<NG>(cf, t0 + (int32_t)threadIdx.x * 4, step, tv, pre.v, pre.words);
+    return true;
 }
 #endif
 
@@ -2091,9 +2081,12 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     c.w_eff = 0;
 #endif
 #ifdef MS_CU_K2_PRE
-    /* Round 27B (-DMS_CU_K2_PRE): the scan's first loads before the PDL wait (see ms_cu_k2_pre_load) */
+    /* Round 27B (-DMS_CU_K2_PRE): the scan's first loads before the PDL wait (1) or right after it (2): ms_cu_k2_pre_load */
     ms_cu_k2pre<MS_CU_K2_NG> pre;
-    if (!c.greedy) ms_cu_k2_pre_load<RG>(a, g, c, sbuf, scnt, pre);
+    bool pok = false;
+#  if MS_CU_K2_PRE != 2
+    if (!c.greedy) pok = ms_cu_k2_pre_load<RG>(a, g, c, pre);
+#  endif
 #  ifdef MS_CU_R27B_STW
     ms_cu_stamp(26); /* round 27B's stamps build only (never merged): event 26 here is "K2 lite before its wait" */
 #  endif
@@ -2105,15 +2098,11 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_K2_PRE
-    if (!ms_cu_set_max(c, st)) {
-        if (RG) ms_cu_cp_wait_all(); /* the ring's copies started before the wait land before the block leaves */
-        return true;
-    }
-#  ifdef MS_CU_EARLY_F32
-    ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &pre);
-#  else
-    ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &pre);
+#  if MS_CU_K2_PRE == 2
+    pok = ms_cu_k2_pre_load<RG>(a, g, c, pre); /* issued before the row max's load, which set_max waits for */
 #  endif
+    if (!ms_cu_set_max(c, st)) return true;
+    ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &pre, pok);
 #else
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_EARLY_F32
