@@ -1292,37 +1292,18 @@ __device__ __forceinline__ float ms_cu_group_max(const ms_cu_row &c, const float
  * instructions) kept the multiprocessors ~46% busy (ncu, B=64): here a group of 4 tokens none of
  * which is in the seen set costs three fmaxf, which ignore NaN as the pipeline's NaN = -inf rule
  * does; the max as a float gives the same key (the key folds -0 into +0). */
-/* Round 27B (-DMS_CU_K1_PRE): a K1 block's first loads, issued at its entry (ms_cu_k1_pre_load) */
-struct ms_cu_k1pre {
-    float v[4][4];
-    uint32_t words[4];
-};
-template <bool PRE = false> /* PRE: round 27B, the first step's groups from pre (ms_cu_k1_pre_load) */
-__device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0, int32_t t1,
-                                                 const ms_cu_k1pre *pre = nullptr) {
+__device__ __forceinline__ float ms_cu_chunk_max(const ms_cu_row &c, int32_t t0, int32_t t1) {
     float m = ms__neg_inf();
     const bool vec = ms_cu_vec4(c, t0);
     int32_t ts = t0;
-    (void)pre;
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         constexpr int NG = 4;
-        bool first = PRE;
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
-            if (first) { /* round 27B: as ms_cu_load_groups would have loaded them (the seen words only for c.pres) */
-#pragma unroll
-                for (int u = 0; u < NG; u++) {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) v[u][k] = pre->v[u][k];
-                    words[u] = c.pres ? pre->words[u] : 0u;
-                }
-                first = false;
-            } else {
-                ms_cu_load_groups<NG>(c, t, step, tv, v, words);
-            }
+            ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
@@ -1369,50 +1350,8 @@ __device__ __forceinline__ void ms_cu_k1_clear(const ms_cu_args &a, int32_t r, i
  * before the kernel's general set-up and runs its own copy of the same code on the same values: the set-up,
  * ms_cu_chunk_max, the clearing of the row's bins, the block's max (v1 is 0 on such rows: only v0 is reduced), the
  * wait and the atomicMax. Exactness is untouched. Greedy rows return false and take the kernel's own path. */
-#ifdef MS_CU_K1_PRE
-/* Round 27B (-DMS_CU_K1_PRE): K1<false>'s block issues its chunk's first loads at its entry, before the two dependent
- * loads of ms_cu_slot_ok (the row's slot, then its use flag) and the row's set-up: the logits' first NG = 4 groups a
- * thread (at B=1 the whole 1032-token chunk) as soon as the block starts, and the seen set's words of those groups
- * as soon as the row's slot index is known (beside the use flag's load), where the step may apply the presence
- * penalty. Before, ms_cu_chunk_max issued them after the set-up: three L2 round trips in a row before the block's
- * max. Exact: the logits and the seen set are the step's inputs (written before K1 started, read by K1 before its
- * wait already); ms_cu_chunk_max's first step takes exactly the values its ms_cu_load_groups would have loaded (the
- * same row address a.logits + r stride elem, t0 / t1 / step / tv, ms_cu_vec4's test with the step's dtype; the seen
- * words at c.seen = seen + slot seen_words, used only when c.pres, which needs apply_penalty and seen). A row whose
- * slot is unused or whose block leaves early only wasted the loads (inside the row and the seen array: the slot
- * index is checked against the capacity first). Only rows that ms_cu_k1_early serves use them. */
-__device__ __forceinline__ void ms_cu_k1_pre_load(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_k1pre &pre) {
-    constexpr int NG = 4;
-    ms_cu_row c;
-    c.row = (const char *)a.logits + (size_t)r * (size_t)a.stride * a.elem; /* as ms_cu_row_setup's row */
-    c.dtype = a.dtype;
-    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7; /* as ms_cu_k1_early */
-    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-    const int32_t step = (int32_t)blockDim.x * 4;
-    const int32_t tv = t0 + ((t1 - t0) & ~3);
-    const int32_t t = t0 + (int32_t)threadIdx.x * 4;
-#pragma unroll
-    for (int u = 0; u < NG; u++) {
-        pre.words[u] = 0;
-#pragma unroll
-        for (int k = 0; k < 4; k++) pre.v[u][k] = 0.0f;
-    }
-    if (!ms_cu_vec4(c, t0)) return; /* ms_cu_chunk_max goes token by token: nothing to preload */
-#pragma unroll
-    for (int u = 0; u < NG; u++)
-        if (t + u * step < tv) ms_cu_load4(c, t + u * step, pre.v[u]);
-    const int32_t s = a.row_slot[r];
-    if (a.apply_penalty && a.seen != NULL && s >= 0 && s < a.capacity) {
-        const uint32_t *sw = (const uint32_t *)(a.seen + (size_t)s * (size_t)a.seen_words);
-#pragma unroll
-        for (int u = 0; u < NG; u++)
-            if (t + u * step < tv) pre.words[u] = sw[(t + u * step) >> 5];
-    }
-}
-#endif
-template <bool PRE = false> /* PRE: round 27B's K1 preload (pre from ms_cu_k1_pre_load) */
 __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
-                                               unsigned long long *red, const ms_cu_k1pre *pre = nullptr) {
+                                               unsigned long long *red) {
     {
         const float rep = a.slots[slot].rep;
         if (rep != 1.0f && a.slots[slot].window > 0) return false; /* the general set-up's window filter */
@@ -1432,13 +1371,13 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     if (c.dtype == MS_DTYPE_F32) { /* round 19C: as in ms_cu_k2_lite_early */
         ms_cu_row cf = c;
         cf.dtype = MS_DTYPE_F32;
-        cmx = ms_cu_chunk_max<PRE>(cf, t0, t1, pre);
+        cmx = ms_cu_chunk_max(cf, t0, t1);
     } else {
-        cmx = ms_cu_chunk_max<PRE>(c, t0, t1, pre);
+        cmx = ms_cu_chunk_max(c, t0, t1);
     }
     unsigned long long v0 = ms_cu_key(cmx);
 #else
-    unsigned long long v0 = ms_cu_key(ms_cu_chunk_max<PRE>(c, t0, t1, pre));
+    unsigned long long v0 = ms_cu_key(ms_cu_chunk_max(c, t0, t1));
 #endif
     ms_cu_k1_clear(a, r, g, c);
     v0 = ms_cu_warp_max_u64(v0);
@@ -1496,10 +1435,6 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     ms_cu_stamp(0);
     ms_cu_pdl_go();
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
-#if defined(MS_CU_K1_PRE) && defined(MS_CU_K1_EARLY)
-    ms_cu_k1pre pre; /* round 27B: the chunk's first loads at the block's entry (K1<false>, rows of ms_cu_k1_early) */
-    if (!OR) ms_cu_k1_pre_load(a, r, g, pre);
-#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
 #if defined(MS_CU_K1_OREXIT) && defined(MS_CU_ONEREAD)
@@ -1511,11 +1446,7 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     }
 #endif
 #ifdef MS_CU_K1_EARLY
-#  ifdef MS_CU_K1_PRE
-    if (!OR && ms_cu_k1_early<true>(a, r, g, slot, wfilt, red[0], &pre)) { /* round 18C; round 27B's preload */
-#  else
     if (!OR && ms_cu_k1_early(a, r, g, slot, wfilt, red[0])) { /* round 18C */
-#  endif
         ms_cu_stamp(1);
         return;
     }
@@ -1694,39 +1625,22 @@ __device__ unsigned long long ms_cu_ring_rows[2];
  * for NaN (which sanitize makes -inf, never a survivor of a lite row, min_p > 0) and otherwise the same
  * test; a group whose raw maximum is below the cut costs three fmaxf and a compare (fmaxf ignores NaN;
  * four NaN give NaN, not below the cut: tested per token, where each fails). */
-/* Round 27B (-DMS_CU_K2_PRE): a lite block's first loads, issued before its PDL wait (ms_cu_k2_pre_load) */
-template <int NG> struct ms_cu_k2pre {
-    float v[NG][4];
-    uint32_t words[NG];
-};
-template <int NG, bool RG, class P, bool PRE = false> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups; PRE: round 27B */
-__device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, const ms_cu_ring &rg, P pass,
-                                              const ms_cu_k2pre<NG> *pre = nullptr, bool pok = false) {
+template <int NG, bool RG, class P> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups */
+__device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, const ms_cu_ring &rg, P pass) {
     const bool vec = ms_cu_vec4(c, t0);
     const float cut = c.xcut;
     int32_t ts = t0;
     (void)rg;
-    (void)pre;
-    (void)pok;
     if (vec) {
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
         if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
-        bool first = PRE && !RG && pok; /* round 27B: pok, the first step's groups are in *pre (ms_cu_k2_pre_load) */
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
             float gm[NG];
-            if (first) { /* round 27B: the first step's groups, loaded before the wait by ms_cu_k2_pre_load */
-#pragma unroll
-                for (int u = 0; u < NG; u++) {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) v[u][k] = pre->v[u][k];
-                    words[u] = pre->words[u];
-                }
-                first = false;
-            } else if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
+            if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
             else ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
             for (int u = 0; u < NG; u++) gm[u] = t + u * step < tv ? fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])) : 0.0f;
@@ -1885,14 +1799,13 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
 }
 
 #ifdef MS_CU_EARLY_F32
-template <int NG, bool RG, bool F32S = false, bool PRE = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch; PRE: round 27B */
+template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch */
 #else
-template <int NG, bool RG, bool PRE = false>
+template <int NG, bool RG>
 #endif
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
-                              uint32_t *sn, unsigned long long *wq, const ms_cu_k2pre<NG> *pre = nullptr,
-                              bool pok = false) {
+                              uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
@@ -1930,7 +1843,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
         ms_cu_row cf = c;
         cf.dtype = MS_DTYPE_F32;
-        ms_cu_k2_scan<NG, RG, decltype(stage), PRE>(cf, t0, t1, rg, stage, pre, pok); /* round 27B: fp32 rows only */
+        ms_cu_k2_scan<NG, RG>(cf, t0, t1, rg, stage);
     } else
 #endif
     {
@@ -1972,9 +1885,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * at B=16 / 64 (K2's spills grew 80 / 144 -> 116 / 240 bytes). On since the eleventh session's final call
      * (docs/decisions.md): the full setting is the issue's measure. -DMS_CU_NO_K2_TAIL: the tail before. */
     __syncthreads(); /* the staging (sn, sbuf) */
-#ifdef MS_CU_R27B_STW
-    ms_cu_stamp(27); /* round 27B's stamps build only (never merged): 27 here is "K2 lite drained" */
-#endif
     const uint32_t ns = *sn;
     if (ns <= kk) {
         {
@@ -1983,9 +1893,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
         }
         if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
         __syncthreads();
-#ifdef MS_CU_R27B_STW
-        ms_cu_stamp(30); /* round 27B's stamps build only (never merged): 30 here is "K2 lite cand_n returned" */
-#endif
         const uint32_t base = sbase;
         unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
         uint32_t *gh = a.hcnt + (size_t)r * MS_CU_HB;
@@ -2012,40 +1919,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 #endif
     ms_cu_k2_list<true>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
-
-#if defined(MS_CU_LITE_EARLY) && defined(MS_CU_K2_PRE)
-#  ifndef MS_CU_EARLY_F32
-#    error "-DMS_CU_K2_PRE preloads for the fp32 copy of the lite scan (MS_CU_EARLY_F32)"
-#  endif
-/* Round 27B (-DMS_CU_K2_PRE): a lite block of the lite steps' K2 (ms_cu_k2_lite_early) issues its scan's first loads
- * early: at B=1 its whole chunk (1032 tokens: NG = 2 groups of 4 a thread cover 2048), elsewhere the first NG groups a
- * thread. MS_CU_K2_PRE=1 (or no value): before its PDL wait; 2: right after it, beside the row max's load. Before, the
- * wait was followed by two L2 round trips in a row: the row max (K1's), then the logits (the scan's first loads, after
- * the max's branch and ms_cu_k2_lite's first barrier). Only fp32 rows whose chunk takes the 16-byte groups, in steps
- * without round 15A's ring (returns false otherwise: the scan loads as before). The call's first form (ba58dc4: every
- * dtype, the ring's copies too, K1's own preload beside it) was slower: its 16-bit paths convert each group right after
- * its load. Exact: the logits and the seen set are the step's inputs, written before K1 started (K1 is a plain launch
- * after the previous step, or K0 -> K1 -> K2 by PDL with K0 a plain launch), and nothing of K1..K4 writes them, so the
- * values loaded early are those the scan would load; every test on them runs after the wait, as before (the same code:
- * ms_cu_k2_scan's first step takes these values instead of loading them). The loads are the scan's own (ms_cu_vec4's
- * test, the same t0 / t1 / step / tv; a group at or past tv is not loaded). The row set-up already reads the slot and
- * the seen words' address before the wait for the same reason, and round 13's one-read K2 reads its chunk before it. */
-template <bool RG>
-__device__ __forceinline__ bool ms_cu_k2_pre_load(const ms_cu_args &a, int32_t g, const ms_cu_row &c,
-                                                  ms_cu_k2pre<MS_CU_K2_NG> &pre) {
-    constexpr int NG = MS_CU_K2_NG;
-    if (RG || c.dtype != MS_DTYPE_F32) return false;
-    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7; /* as ms_cu_k2_lite */
-    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-    if (!ms_cu_vec4(c, t0)) return false; /* the scan goes token by token */
-    const int32_t step = (int32_t)blockDim.x * 4;
-    const int32_t tv = t0 + ((t1 - t0) & ~3);
-    ms_cu_row cf = c; /* as ms_cu_k2_lite's fp32 copy */
-    cf.dtype = MS_DTYPE_F32;
-    ms_cu_load_groups<NG>(cf, t0 + (int32_t)threadIdx.x * 4, step, tv, pre.v, pre.words);
-    return true;
-}
-#endif
 
 #ifdef MS_CU_LITE_EARLY
 /* Round 18C (MS_CU_LITE_EARLY, on since the thirteenth session's final call): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
@@ -2080,36 +1953,17 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
     c.w_eff = 0;
 #endif
-#ifdef MS_CU_K2_PRE
-    /* Round 27B (-DMS_CU_K2_PRE): the scan's first loads before the PDL wait (1) or right after it (2): ms_cu_k2_pre_load */
-    ms_cu_k2pre<MS_CU_K2_NG> pre;
-    bool pok = false;
-#  if MS_CU_K2_PRE != 2
-    if (!c.greedy) pok = ms_cu_k2_pre_load<RG>(a, g, c, pre);
-#  endif
-#  ifdef MS_CU_R27B_STW
-    ms_cu_stamp(26); /* round 27B's stamps build only (never merged): event 26 here is "K2 lite before its wait" */
-#  endif
-#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
     const ms_cu_filt f = ms_cu_filters(c);
     const int32_t kk = ms_cu_lite_k(c, f); /* > 0 (as q's) implies c.minp_on, hence f.k2run */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
-#ifdef MS_CU_K2_PRE
-#  if MS_CU_K2_PRE == 2
-    pok = ms_cu_k2_pre_load<RG>(a, g, c, pre); /* issued before the row max's load, which set_max waits for */
-#  endif
-    if (!ms_cu_set_max(c, st)) return true;
-    ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &pre, pok);
-#else
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_EARLY_F32
     ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #else
     ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
-#endif
 #endif
     ms_cu_stamp(4);
     return true;
