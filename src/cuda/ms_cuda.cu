@@ -3036,9 +3036,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
             const int32_t tv = t0 + ((t1 - t0) & ~3);
             for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
                 float v[NG][4];
-#pragma unroll
-                for (int u = 0; u < NG; u++)
-                    if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+                uint32_t words[NG]; /* not read: no presence penalty here */
+                ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #pragma unroll
                 for (int u = 0; u < NG; u++)
                     if (t + u * step < tv) {
@@ -3593,9 +3592,8 @@ __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, 
             const int32_t tv = t0 + ((t1 - t0) & ~3);
             for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
                 float v[NG][4];
-#    pragma unroll
-                for (int u = 0; u < NG; u++)
-                    if (t + u * step < tv) ms_cu_load4(c, t + u * step, v[u]);
+                uint32_t words[NG]; /* not read: no presence penalty here */
+                ms_cu_load_groups<NG>(c, t, step, tv, v, words);
 #    pragma unroll
                 for (int u = 0; u < NG; u++) {
                     if (t + u * step >= tv || fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])) < xskip) continue;
