@@ -1648,7 +1648,7 @@ __device__ unsigned long long ms_cu_ring_rows[2];
  * for NaN (which sanitize makes -inf, never a survivor of a lite row, min_p > 0) and otherwise the same
  * test; a group whose raw maximum is below the cut costs three fmaxf and a compare (fmaxf ignores NaN;
  * four NaN give NaN, not below the cut: tested per token, where each fails). */
-template <int NG, bool RG, class P, bool RS = false> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups; RS: round 27B, the ring started by the caller */
+template <int NG, bool RG, class P> /* RG: round 15A's ring (ms_cu_ring_get), else ms_cu_load_groups */
 __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, int32_t t1, const ms_cu_ring &rg, P pass) {
     const bool vec = ms_cu_vec4(c, t0);
     const float cut = c.xcut;
@@ -1658,7 +1658,7 @@ __device__ __forceinline__ void ms_cu_k2_scan(const ms_cu_row &c, int32_t t0, in
         const int32_t step = (int32_t)blockDim.x * 4;
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
-        if (RG && !RS) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
+        if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
             float v[NG][4];
             uint32_t words[NG];
@@ -1828,7 +1828,7 @@ template <int NG, bool RG>
 #endif
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
-                              uint32_t *sn, unsigned long long *wq, bool rpre = false) { /* rpre: round 27B (MS_CU_K2_RPRE) */
+                              uint32_t *sn, unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
@@ -1866,10 +1866,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
         ms_cu_row cf = c;
         cf.dtype = MS_DTYPE_F32;
-#ifdef MS_CU_K2_RPRE
-        if (!RG && rpre) ms_cu_k2_scan<NG, true, decltype(stage), true>(cf, t0, t1, rg, stage); /* round 27B: the ring, started before the wait */
-        else
-#endif
         ms_cu_k2_scan<NG, RG>(cf, t0, t1, rg, stage);
     } else
 #endif
@@ -1947,33 +1943,6 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     ms_cu_k2_list<true>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
 
-#if defined(MS_CU_LITE_EARLY) && defined(MS_CU_K2_RPRE)
-#  ifndef MS_CU_EARLY_F32
-#    error "-DMS_CU_K2_RPRE starts the ring for the fp32 copy of the lite scan (MS_CU_EARLY_F32)"
-#  endif
-/* Round 27B (-DMS_CU_K2_RPRE: written after the round's device calls, compiled, never run): the register-free form of
- * the round's preload. Its register forms (ba58dc4, db18a36: the first groups held in registers across the PDL wait)
- * were exact and slower everywhere, bf16 and top-p alone too, for the plain-step K2's spills (152 / 416 -> 264 / 656 B).
- * Here a lite fp32 block of a step without round 15A's ring (K2's plain instantiations: B <= 27 at V=151936) starts that
- * ring itself before its wait: its first MS_CU_RING groups a thread (at B=1 the whole chunk) and their seen words by
- * cp.async into sbuf / scnt (unused until the scan ends, as in the ring steps), and its fp32 scan is then the ring's
- * copy (ms_cu_k2_scan<NG, true, ..., RS = true>), which skips ms_cu_ring_start. Nothing is live in registers across
- * the wait. Exact as the ring steps (round 15A: the same values, per thread in the same order) and as the round's
- * preloads (the logits and the seen set are the step's inputs, written before K1 started). Returns true when started. */
-__device__ __forceinline__ bool ms_cu_k2_rpre(const ms_cu_args &a, int32_t g, const ms_cu_row &c, unsigned long long *sbuf,
-                                              uint32_t *scnt) {
-    if (c.dtype != MS_DTYPE_F32) return false;
-    const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7; /* as ms_cu_k2_lite */
-    const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-    if (!ms_cu_vec4(c, t0)) return false; /* the scan goes token by token */
-    ms_cu_row cf = c; /* as ms_cu_k2_lite's fp32 copy */
-    cf.dtype = MS_DTYPE_F32;
-    const ms_cu_ring rg = {(unsigned char *)sbuf, scnt};
-    ms_cu_ring_start(cf, rg, t0 + (int32_t)threadIdx.x * 4, (int32_t)blockDim.x * 4, t0 + ((t1 - t0) & ~3));
-    return true;
-}
-#endif
-
 #ifdef MS_CU_LITE_EARLY
 /* Round 18C (MS_CU_LITE_EARLY, on since the thirteenth session's final call): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
  * (ms_cu_k2<false, ...>, B < 52 at fp32 V=151936): such a row branches off before the kernel's general set-up,
@@ -2004,26 +1973,16 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
     c.w_eff = 0;
 #endif
-#ifdef MS_CU_K2_RPRE
-    const bool rpre = !RG && !c.greedy && ms_cu_k2_rpre(a, g, c, sbuf, scnt); /* round 27B */
-#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
     const ms_cu_filt f = ms_cu_filters(c);
     const int32_t kk = ms_cu_lite_k(c, f); /* > 0 (as q's) implies c.minp_on, hence f.k2run */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
-#ifdef MS_CU_K2_RPRE
-    if (!ms_cu_set_max(c, st)) {
-        if (rpre) ms_cu_cp_wait_all(); /* the copies land before the block leaves */
-        return true;
-    }
-    ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, rpre);
-#elif defined(MS_CU_EARLY_F32)
     if (!ms_cu_set_max(c, st)) return true;
+#ifdef MS_CU_EARLY_F32
     ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #else
-    if (!ms_cu_set_max(c, st)) return true;
     ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #endif
     ms_cu_stamp(4);
