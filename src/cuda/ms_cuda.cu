@@ -724,6 +724,23 @@ __device__ __forceinline__ void ms_cu_load_groups(const ms_cu_row &c, int32_t t,
         }
     }
 }
+/* The lean loops' walk (round 24D's histogram copy, round 27C's FAST gather; rows without penalties): NG groups of 4
+ * values a thread from t0, all loaded (ms_cu_load_groups) before any is used, grp(t, v) for each group; returns where
+ * the whole groups end, from which the caller takes the last t1 - tv tokens one by one. */
+template <int NG, class G>
+__device__ __forceinline__ int32_t ms_cu_lean_groups(const ms_cu_row &c, int32_t t0, int32_t t1, G grp) {
+    const int32_t step = (int32_t)blockDim.x * 4;
+    const int32_t tv = t0 + ((t1 - t0) & ~3);
+    for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
+        float v[NG][4];
+        uint32_t words[NG]; /* not read: the lean loops' rows have no presence penalty */
+        ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+#pragma unroll
+        for (int u = 0; u < NG; u++)
+            if (t + u * step < tv) grp(t + u * step, v[u]);
+    }
+    return tv;
+}
 /* Round 15A: K2's scans (ms_cu_k2_scan, ms_cu_k2_scan1) keep MS_CU_RING groups of 4 values per thread in flight
  * through a per-thread cp.async ring in shared memory instead of NG groups in registers: K2 is capped at 64
  * registers (4 blocks/SM), so NG = 2 (32 B a thread) was all it could hold, and each iteration waited a whole
@@ -2989,23 +3006,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         };
         const bool vec = ms_cu_vec4(c, t0);
         int32_t ts = t0;
-        if (vec) {
-            constexpr int NG = MS_CU_K2_HLEAN_NG;
-            const int32_t step = (int32_t)blockDim.x * 4;
-            const int32_t tv = t0 + ((t1 - t0) & ~3);
-            for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
-                float v[NG][4];
-                uint32_t words[NG]; /* not read: no presence penalty here */
-                ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+        if (vec)
+            ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
 #pragma unroll
-                for (int u = 0; u < NG; u++)
-                    if (t + u * step < tv) {
-#pragma unroll
-                        for (int k = 0; k < 4; k++) tok(ms__sanitize(v[u][k]));
-                    }
-            }
-            ts = tv;
-        }
+                for (int k = 0; k < 4; k++) tok(ms__sanitize(v[k]));
+            });
         for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) tok(ms__sanitize(ms_cu_load(c.row, c.dtype, t)));
     } else
 #  endif
@@ -3546,20 +3551,11 @@ __device__ __forceinline__ void ms_cu_k3_gather(const ms_cu_args &a, int32_t r, 
          * group is below xskip or NaN (sanitized to -inf, below xskip too, since xskip > -inf there); a group of
          * four NaNs has a NaN maximum and goes token by token. The tokens that are not skipped run tok as above. */
         if (!c.pres && !c.win && ms_cu_vec4(c, t0)) {
-            constexpr int NG = MS_CU_K3_FASTL_NG;
-            const int32_t step = (int32_t)blockDim.x * 4;
-            const int32_t tv = t0 + ((t1 - t0) & ~3);
-            for (int32_t t = t0 + (int32_t)threadIdx.x * 4; t < tv; t += NG * step) {
-                float v[NG][4];
-                uint32_t words[NG]; /* not read: no presence penalty here */
-                ms_cu_load_groups<NG>(c, t, step, tv, v, words);
+            const int32_t tv = ms_cu_lean_groups<MS_CU_K3_FASTL_NG>(c, t0, t1, [&](int32_t t, const float (&v)[4]) {
+                if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xskip) return;
 #    pragma unroll
-                for (int u = 0; u < NG; u++) {
-                    if (t + u * step >= tv || fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3])) < xskip) continue;
-#    pragma unroll
-                    for (int k = 0; k < 4; k++) tok(t + u * step + k, ms__sanitize(v[u][k]));
-                }
-            }
+                for (int k = 0; k < 4; k++) tok(t + k, ms__sanitize(v[k]));
+            });
             for (int32_t t = tv + (int32_t)threadIdx.x; t < t1; t += blockDim.x) tok(t, ms_cu_x(c, t));
             return;
         }
