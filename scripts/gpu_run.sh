@@ -50,18 +50,19 @@ run_tests() { # binary, then test names in order (default: all of the binary's t
     echo "   ($t: $(( $(date +%s) - s )) s)" | tee -a "$OUT/tests.log"
   done
 }
-run_san() { # binary, tool, then test names
+run_san() { # binary, tool, then test names; its summary goes to SAN_LOG (default $OUT/san.log)
   local tb=$1 tool=$2; shift 2
+  local sl=${SAN_LOG:-$OUT/san.log} raw=/tmp/san-$tool.log
   local tl=$(( $(left) - ${SAN_RESERVE:-0} - 5 ))
   [ $tl -gt 180 ] && tl=180
-  log "compute-sanitizer $tool on $tb" | tee -a "$OUT/san.log"
-  [ $tl -lt 15 ] && { echo "   no time left" | tee -a "$OUT/san.log"; return; }
+  log "compute-sanitizer $tool on $tb" | tee -a "$sl"
+  [ $tl -lt 15 ] && { echo "   no time left" | tee -a "$sl"; return; }
   local extra=""
   [ $tool = memcheck ] && extra="--leak-check full"
-  s=$(date +%s)
-  MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout $tl compute-sanitizer --tool $tool $extra --error-exitcode 9 $tb "$@" >/tmp/san.log 2>&1
-  echo "   exit $? in $(( $(date +%s) - s )) s (timeout $tl s; $*)" | tee -a "$OUT/san.log"
-  grep -E "^ok|^not ok|rows compared|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|rror" /tmp/san.log | head -24 | tee -a "$OUT/san.log"
+  local s=$(date +%s)
+  MS_CUDA_TEST_QUICK=1 MS_CUDA_TEST_THREADS=1 timeout $tl compute-sanitizer --tool $tool $extra --error-exitcode 9 $tb "$@" >$raw 2>&1
+  echo "   exit $? in $(( $(date +%s) - s )) s (timeout $tl s; $*)" | tee -a "$sl"
+  grep -E "^ok|^not ok|rows compared|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|rror" $raw | head -24 | tee -a "$sl"
 }
 ncu_times() { # binary, batch, setting, shape: each kernel's time in steady graph replays
   timeout 60 ncu --clock-control none -k regex:ms_cu_k --launch-skip 200 --launch-count 12 --metrics gpu__time_duration.sum \
@@ -75,7 +76,8 @@ ncu_times() { # binary, batch, setting, shape: each kernel's time in steady grap
 # quick sets), ab (V=151936, settings AB_SETTINGS (full), B in AB_B (1,16,64), both shapes, for each variant of
 # AB_VARIANTS (D N), AB_N (3) times alternating; the first run of each checks its tokens against the CPU
 # reference; round 11: AB_V, default 151936, the vocabularies, AB_SHAPE, default both, the shapes), stamps:V (V's timeline, built with -DMS_CU_STAMPS: full setting at B in STAMPS_B, both
-# shapes), ncu (kernel times of AB_NCU "variant:B", flat, setting AB_NCU_SETTING, default full).
+# shapes), ncu (kernel times of AB_NCU "variant:B", flat, setting AB_NCU_SETTING, default full), check:V (twentieth
+# session: tests:V and san:V side by side, the final calls' validation step).
 # AB_DTYPE=bf16: the ab step's logits in bf16 (ms_bench_cuda --dtype, ninth session; binaries built before it lack it).
 # Step ab:DTYPE (round 15A): the ab step again with --dtype DTYPE, B in AB_B_DT (default AB_B), AB_N_DT (AB_N) runs
 # of the variants AB_VARIANTS_DT (AB_VARIANTS).
@@ -101,6 +103,17 @@ if [ "$what" = ab ]; then
       san:*)
         run_san build-gpu$v/tests/cuda/ms_cuda_tests memcheck $SANSET
         run_san build-gpu$v/tests/cuda/ms_cuda_tests racecheck $RACESET ;;
+      check:*) # tests:V and san:V side by side (each alone on the GPU takes ~100 s; together ~120 s): the final calls'
+        # validation of a merged default in one step. Summaries in tests.log and san.log as for tests:V and san:V.
+        log "check $v: every test, memcheck and racecheck side by side ($(desc $v))" | tee -a "$OUT/tests.log"
+        ( run_tests build-gpu$v/tests/cuda/ms_cuda_tests ${AB_TESTS:-} > /dev/null ) &
+        sleep 2 # the runner's first CUDA context before the sanitizers' (as the final calls of sessions 16-19 did)
+        ( SAN_LOG=$OUT/san-memcheck.part run_san build-gpu$v/tests/cuda/ms_cuda_tests memcheck $SANSET > /dev/null ) &
+        ( SAN_LOG=$OUT/san-racecheck.part run_san build-gpu$v/tests/cuda/ms_cuda_tests racecheck $RACESET > /dev/null ) &
+        wait
+        cat $OUT/san-memcheck.part $OUT/san-racecheck.part >> $OUT/san.log && rm -f $OUT/san-*.part
+        echo "   tests passed: $(grep -c '^ok \|1 passed, 0 failed' $OUT/tests.log); failures:" | tee -a "$OUT/tests.log"
+        grep -i 'fail' $OUT/tests.log | grep -v ' 0 failed\|tests passed:' | head -5 | tee -a "$OUT/tests.log" ;;
       ab|ab:*) # ab:DTYPE (round 15A): this step's logits in DTYPE at B in AB_B_DT (default AB_B), AB_N_DT times
         dt=${AB_DTYPE:-}; bl=${AB_B:-1,16,64}; nr=${AB_N:-3}; vl=${AB_VARIANTS:-D N}
         [ "$step" = ab ] || { dt=${step#ab:}; bl=${AB_B_DT:-$bl}; nr=${AB_N_DT:-$nr}; vl=${AB_VARIANTS_DT:-$vl}; }
