@@ -6068,7 +6068,20 @@ static bool ms_cu_or_l2 = MS_CU_ONEREAD_L2; /* round 14: and only when the step'
 #  define MS_CU_OR_WAVEQ 4
 #endif
 static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
+/* Round 28B (a measurement knob; 0: off, the default): the one-read steps' chunks a row G set directly (ms__cuda_org, the
+ * bench's MS_BENCH_ORG), within the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), MS_CU_OR_GMAX and chunks of
+ * at most MS_CU_OR_CHUNKMAX tokens (ms_cu_or_grid). */
+static int32_t ms_cu_or_g = 0;
 #endif
+/* Round 28B: the largest chunk (tokens) a one-read step's grid may take below ms_cu_grid's 32768-token bound (that bound
+ * keeps flat rows' min-p survivors within K2's stage; an overflow re-reads the chunk, exact). The kernels' own limit is
+ * 65536: K2's histogram masses in 16-bit parts sum within 32 bits up to 2^16 tokens a chunk; K3's and K4's segment walk
+ * (MS_CU_SEGW_MAX) falls back to chunk pairs for longer chunks; K4's chunk walk keeps a step's mass per 32 or 128
+ * tokens in its 8192-entry list. */
+#ifndef MS_CU_OR_CHUNKMAX
+#  define MS_CU_OR_CHUNKMAX 65536
+#endif
+static_assert(MS_CU_OR_CHUNKMAX >= 32768 && MS_CU_OR_CHUNKMAX <= 65536, "K2's 16-bit mass parts: chunks of at most 2^16 tokens");
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
 static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
@@ -6142,6 +6155,44 @@ static int32_t ms_cu_grid(int sm_count, int32_t n, int32_t V) {
     if (G < 1) G = 1;
     return G;
 }
+
+/* a.G = G and what follows from its chunk (returned): K2's per-block masses (a.pb, round 11; pb: their place in the
+ * workspace) and K4's 16-byte walk (a.drawv). The launch's rule and the one-read grid (ms_cu_or_grid) both set it here. */
+static int32_t ms_cu_set_grid(ms_cu_args &a, const ms_cu_state *st, int32_t n, int32_t G, char *pb) {
+    a.G = G;
+    const int32_t chunk = ((a.V + G - 1) / G + 7) & ~7;
+    a.pb = (size_t)n * (size_t)G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)pb : NULL;
+    a.drawv = chunk >= ms_cu_drawv_min;
+    return chunk;
+}
+
+#ifdef MS_CU_ONEREAD
+/* A one-read step's chunks a row, from ms_cu_grid's G (from B, V and the chip alone: capturable; any G is exact, the
+ * row's candidates being the union of its chunks' lists). G itself unless a knob asks for another: round 27A's q blocks a
+ * multiprocessor (ms__cuda_orwaves; only more chunks than G), round 28B's G set directly (ms__cuda_org). Never chunks
+ * under the path's floor (ms_cu_or_min) or K1..K3's (ms_cu_minchunk), more than MS_CU_OR_GMAX a row, or chunks over
+ * MS_CU_OR_CHUNKMAX tokens. */
+static int64_t ms_cu_or_bound(int32_t V, int64_t g) {
+    const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
+    if (ms_cu_or_min > 0 && g > (int64_t)V / ms_cu_or_min) g = (int64_t)V / ms_cu_or_min;
+    if (g > most) g = most;
+#ifdef MS_CU_OR_GMAX
+    if (g > (int64_t)(MS_CU_OR_GMAX)) g = (int64_t)(MS_CU_OR_GMAX);
+#endif
+    const int64_t least = ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX;
+    if (g < least) g = least;
+    return g < 1 ? 1 : g;
+}
+static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
+    int64_t g2 = G;
+    if (ms_cu_or_waveq > 4) { /* round 27A: only ever more chunks than G */
+        const int64_t q = ms_cu_or_bound(V, ((int64_t)sm_count * ms_cu_or_waveq) / (int64_t)n);
+        if (q > g2) g2 = q;
+    }
+    if (ms_cu_or_g > 0) g2 = ms_cu_or_bound(V, ms_cu_or_g);
+    return (int32_t)g2;
+}
+#endif
 
 /* A launch configuration on stream s, with programmatic dependent launch's attribute (its storage *at) when pdl:
  * the one setup of ms_cu_launch's K1..K4 and ms__cuda_chain's kernels. */
@@ -6221,9 +6272,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.cand = (unsigned long long *)p;
     p += ms_cu_align((size_t)n * MS_CU_CAND * sizeof(unsigned long long));
     { /* round 11: both only for large chunks (measured: faster from B=64, slower at B=1 and 16; docs/cuda.md) */
-        const int32_t chunk = ((V + a.G - 1) / a.G + 7) & ~7;
-        a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
-        a.drawv = chunk >= ms_cu_drawv_min;
+        const int32_t chunk = ms_cu_set_grid(a, st, n, a.G, p);
 #ifdef MS_CU_ONEREAD
         /* From B, V and the dtype alone: the same in a captured graph. Round 14: and only when the step's
          * logits do not fit in L2, where K1's read is the one from DRAM that the path saves; when they fit,
@@ -6239,25 +6288,11 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_OR_GMAX
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
-        if (a.oneread && ms_cu_or_waveq > 4) {
-            /* Round 27A (a measurement knob; off: q = 4): a one-read step's grid of q blocks a multiprocessor (more,
-             * smaller chunks, so that the block scheduler hands the multiprocessors that finish first the next chunks),
-             * never chunks under the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), nor more than MS_CU_OR_GMAX
-             * a row. From B, V and the chip alone (capturable); any G is exact (the row's candidates are the union of its
-             * chunks' lists). Measured slower at B=32..96 (docs/cuda.md, round 27A). */
-            int64_t g2 = ((int64_t)st->sm_count * ms_cu_or_waveq) / (int64_t)n;
-            const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
-            if (ms_cu_or_min > 0 && g2 > (int64_t)V / ms_cu_or_min) g2 = (int64_t)V / ms_cu_or_min;
-            if (g2 > most) g2 = most;
-#ifdef MS_CU_OR_GMAX
-            if (g2 > (int64_t)(MS_CU_OR_GMAX)) g2 = (int64_t)(MS_CU_OR_GMAX);
-#endif
-            if (g2 > a.G) {
-                a.G = (int32_t)g2;
-                const int32_t c2 = ((V + a.G - 1) / a.G + 7) & ~7;
-                a.pb = (size_t)n * (size_t)a.G <= ms_cu_pb_blocks(st, n) && c2 >= ms_cu_pb_min ? (unsigned long long *)p : NULL;
-                a.drawv = c2 >= ms_cu_drawv_min;
-            }
+        if (a.oneread) {
+            /* Round 27A (-DMS_CU_OR_WAVEQ=q: more, smaller chunks; measured slower at B=32..96, docs/cuda.md, round 27A)
+             * and round 28B (G set directly): knobs, off by default (G unchanged). The ring follows the blocks. */
+            const int32_t g2 = ms_cu_or_grid(st->sm_count, n, V, a.G);
+            if (g2 != a.G) (void)ms_cu_set_grid(a, st, n, g2, p);
         }
 #endif
 #ifdef MS_CU_OR_FEW
@@ -6781,6 +6816,19 @@ extern "C" int32_t ms__cuda_orwaves(int32_t q) {
     return ms_cu_or_waveq;
 #else
     (void)q;
+    return 0;
+#endif
+}
+
+/* Round 28B's knob (measurements): the one-read steps' chunks a row G (0: off, the default's grid; -1: off), within
+ * ms_cu_or_grid's bounds. Returns the value in force (0 without the one-read path). */
+extern "C" int32_t ms__cuda_org(int32_t G) {
+#ifdef MS_CU_ONEREAD
+    if (G == -1) ms_cu_or_g = 0;
+    else if (G >= 0 && G <= 4096) ms_cu_or_g = G;
+    return ms_cu_or_g;
+#else
+    (void)G;
     return 0;
 #endif
 }
