@@ -173,8 +173,9 @@ int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
 /* MS_BENCH_ORWAVES=q (round 27A): the one-read steps' grid in blocks a multiprocessor (ms__cuda_orwaves; 4: the
  * default's); MS_BENCH_RING=m K2's ring (ms__cuda_ring: -1 the host's rule, 0 off, 1 on) */
 int32_t ms__cuda_orwaves(int32_t q);
-/* MS_BENCH_ORG=G (round 28B): the one-read steps' chunks a row set directly (ms__cuda_org; 0: the default's grid) */
-int32_t ms__cuda_org(int32_t G);
+/* MS_BENCH_ORG=G[,w] (round 28B): the one-read steps' chunks a row set directly (ms__cuda_org; 0: the default's grid)
+ * and its rule MS_CU_OR_ONEWAVE (w 0: off, 1: on) */
+int32_t ms__cuda_org(int32_t G, int32_t onewave);
 int ms__cuda_ring(int mode, uint64_t out[2]);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
@@ -278,7 +279,10 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     if (getenv("MS_BENCH_MINCHUNK")) ms__cuda_minchunk((int32_t)atoi(getenv("MS_BENCH_MINCHUNK")));
     if (getenv("MS_BENCH_ORMIN")) (void)ms__cuda_oneread((int32_t)atoi(getenv("MS_BENCH_ORMIN")), NULL);
     if (getenv("MS_BENCH_ORWAVES")) (void)ms__cuda_orwaves((int32_t)atoi(getenv("MS_BENCH_ORWAVES")));
-    if (getenv("MS_BENCH_ORG")) (void)ms__cuda_org((int32_t)atoi(getenv("MS_BENCH_ORG")));
+    if (getenv("MS_BENCH_ORG")) {
+        const char *e = getenv("MS_BENCH_ORG"), *cm = strchr(e, ',');
+        (void)ms__cuda_org((int32_t)atoi(e), cm ? (int32_t)atoi(cm + 1) : -2);
+    }
     if (getenv("MS_BENCH_RING")) (void)ms__cuda_ring((int)atoi(getenv("MS_BENCH_RING")), NULL);
     if (getenv("MS_BENCH_ORFEW")) {
         const char *e = getenv("MS_BENCH_ORFEW"), *cm = strchr(e, ','), *cw = cm ? strchr(cm + 1, ',') : NULL;

@@ -156,6 +156,13 @@
 #if defined(MS_CU_K3_FASTX) && !defined(MS_CU_NO_K3_FASTL) && !defined(MS_CU_K3_FASTL)
 #  define MS_CU_K3_FASTL
 #endif
+/* Round 28B (docs/cuda.md, docs/decisions.md), on: the one-read steps in one wave where ms_cu_grid's 32768-token chunk
+ * bound alone takes them past it (MS_CU_OR_ONEWAVE, a host rule in ms_cu_or_grid: its 4 blocks a multiprocessor, chunks
+ * of at most MS_CU_OR_CHUNKMAX 65536 tokens; V=151936: B=106..176 take 4 or 3 chunks a row instead of 5).
+ * -DMS_CU_NO_OR_ONEWAVE builds without it. */
+#if !defined(MS_CU_NO_OR_ONEWAVE) && !defined(MS_CU_OR_ONEWAVE)
+#  define MS_CU_OR_ONEWAVE 1
+#endif
 /* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
@@ -6072,6 +6079,10 @@ static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
  * bench's MS_BENCH_ORG), within the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), MS_CU_OR_GMAX and chunks of
  * at most MS_CU_OR_CHUNKMAX tokens (ms_cu_or_grid). */
 static int32_t ms_cu_or_g = 0;
+#ifndef MS_CU_OR_ONEWAVE
+#  define MS_CU_OR_ONEWAVE 0
+#endif
+static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE; /* round 28B's rule (ms_cu_or_grid); ms__cuda_org's second argument */
 #endif
 /* Round 28B: the largest chunk (tokens) a one-read step's grid may take below ms_cu_grid's 32768-token bound (that bound
  * keeps flat rows' min-p survivors within K2's stage; an overflow re-reads the chunk, exact). The kernels' own limit is
@@ -6185,6 +6196,20 @@ static int64_t ms_cu_or_bound(int32_t V, int64_t g) {
 }
 static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
     int64_t g2 = G;
+    if (ms_cu_or_onewave && ms_cu_or_waveq <= 4 && ms_cu_or_g <= 0) {
+        /* Round 28B (MS_CU_OR_ONEWAVE): where ms_cu_grid's G exceeds its one wave (4 blocks a multiprocessor) only
+         * because of its 32768-token chunk bound (V=151936: G = 5 at B >= 106), the one-read step takes the wave's G when
+         * its chunks stay within MS_CU_OR_CHUNKMAX (65536) tokens: one wave, no tail wave, K2's ring off (the host's rule
+         * follows the blocks). V=151936: B=106..132 4 chunks a row, B=133..176 3; V=262144: B=67..132 4..7 instead of 8.
+         * The bound was set for K2's min-p stage (flat rows' survivors of a chunk; an overflow re-reads the chunk: exact,
+         * slower): a flat row stages ~500 tokens a 19k chunk, ~1.3k a 51k chunk, within the stage's 2048. */
+        const int64_t wave = (int64_t)sm_count * 4;
+        if ((int64_t)n * G > wave) {
+            const int64_t g1 = wave / (int64_t)n;
+            if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX) return (int32_t)g1;
+        }
+        return G;
+    }
     if (ms_cu_or_waveq > 4) { /* round 27A: only ever more chunks than G */
         const int64_t q = ms_cu_or_bound(V, ((int64_t)sm_count * ms_cu_or_waveq) / (int64_t)n);
         if (q > g2) g2 = q;
@@ -6820,15 +6845,18 @@ extern "C" int32_t ms__cuda_orwaves(int32_t q) {
 #endif
 }
 
-/* Round 28B's knob (measurements): the one-read steps' chunks a row G (0: off, the default's grid; -1: off), within
- * ms_cu_or_grid's bounds. Returns the value in force (0 without the one-read path). */
-extern "C" int32_t ms__cuda_org(int32_t G) {
+/* Round 28B's knobs (measurements): the one-read steps' chunks a row G (0 or -1: off, the grid of ms_cu_grid and the rule;
+ * -2: unchanged), within ms_cu_or_grid's bounds, and the rule MS_CU_OR_ONEWAVE (onewave 0: off, 1: on, -1: the build's,
+ * -2: unchanged). Returns the G in force (0 without the one-read path). */
+extern "C" int32_t ms__cuda_org(int32_t G, int32_t onewave) {
 #ifdef MS_CU_ONEREAD
     if (G == -1) ms_cu_or_g = 0;
     else if (G >= 0 && G <= 4096) ms_cu_or_g = G;
+    if (onewave == -1) ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
+    else if (onewave == 0 || onewave == 1) ms_cu_or_onewave = onewave;
     return ms_cu_or_g;
 #else
-    (void)G;
+    (void)G, (void)onewave;
     return 0;
 #endif
 }

@@ -71,10 +71,11 @@ int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm);
 /* Measurements (round 27A): the one-read steps' grid in blocks a multiprocessor (4: ms_cu_grid's, the default; -1: the
  * build's MS_CU_OR_WAVEQ); read at launch, on the host. Returns the value in force, 0 without the one-read path. */
 int32_t ms__cuda_orwaves(int32_t q);
-/* Measurements (round 28B): the one-read steps' chunks a row G set directly (0 or -1: the default's grid), within the
- * path's bounds (its floor, K1..K3's, MS_CU_OR_GMAX, chunks of at most MS_CU_OR_CHUNKMAX tokens); read at launch, on the
- * host. Returns the value in force, 0 without the one-read path. */
-int32_t ms__cuda_org(int32_t G);
+/* Measurements (round 28B): the one-read steps' chunks a row G set directly (0 or -1: the default's grid; -2: unchanged),
+ * within the path's bounds (its floor, K1..K3's, MS_CU_OR_GMAX, chunks of at most MS_CU_OR_CHUNKMAX tokens), and the
+ * one-wave rule MS_CU_OR_ONEWAVE (onewave 0: off, 1: on, -1: the build's, -2: unchanged); read at launch, on the host.
+ * Returns the G in force, 0 without the one-read path. */
+int32_t ms__cuda_org(int32_t G, int32_t onewave);
 /* Tests only (round 15A): K2's scans through the cp.async ring: mode -1 the host's rule (grids past one wave), 0 off,
  * 1 on in every step, -2 unchanged. With out (not NULL), counted since the process started once a counter hook was
  * called: K2 blocks whose scan ran through it, lite out[0] and one-read out[1]. Returns 1 when the ring is built,
