@@ -156,13 +156,6 @@
 #if defined(MS_CU_K3_FASTX) && !defined(MS_CU_NO_K3_FASTL) && !defined(MS_CU_K3_FASTL)
 #  define MS_CU_K3_FASTL
 #endif
-/* Round 28B (docs/cuda.md, docs/decisions.md), on: the one-read steps in one wave where ms_cu_grid's 32768-token chunk
- * bound alone takes them past it (MS_CU_OR_ONEWAVE, a host rule in ms_cu_or_grid: its 4 blocks a multiprocessor, chunks
- * of at most MS_CU_OR_CHUNKMAX 65536 tokens; V=151936: B=106..176 take 4 or 3 chunks a row instead of 5).
- * -DMS_CU_NO_OR_ONEWAVE builds without it. */
-#if !defined(MS_CU_NO_OR_ONEWAVE) && !defined(MS_CU_OR_ONEWAVE)
-#  define MS_CU_OR_ONEWAVE 1
-#endif
 /* Round 18A (docs/cuda.md, docs/decisions.md), on: the one-read K2 with its four changes (MS_CU_OR_EARLY, the
  * one-read rows' branch before K2's general set-up; MS_CU_OR_CNT1, the tests' flag loaded once; MS_CU_OR_F32, an fp32
  * copy of the pass; MS_CU_OR_TAIL, chunks of at most k' tokens of C listed without compaction). H200, full setting
@@ -3304,7 +3297,14 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 #define MS_CU_SEGW_T 512
 #endif
 static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
-#define MS_CU_SEGW_MAX ((32768 + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= 32768 tokens) */
+/* Round 28B (-DMS_CU_SEGW_CHUNK=65536: not built or run yet): the largest chunk whose segments K3 and K4 keep (32768: ms_cu_grid's
+ * bound); longer chunks fall back to the chunk pairs (ms_cu_segw_n), as round 28B's one-wave grid (MS_CU_OR_ONEWAVE, chunks
+ * of 38-51k tokens at V=151936) did: top-p alone on flat rows 23-102 us slower. 65536 covers MS_CU_OR_CHUNKMAX (K3's two
+ * shared arrays of MS_CU_SEGW_MAX words: 1040 -> 2064 bytes). */
+#ifndef MS_CU_SEGW_CHUNK
+#define MS_CU_SEGW_CHUNK 32768
+#endif
+#define MS_CU_SEGW_MAX ((MS_CU_SEGW_CHUNK + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= MS_CU_SEGW_CHUNK tokens) */
 #ifdef MS_CU_PB
 #error "-DMS_CU_PB writes chunk pairs: not combined with -DMS_CU_SEGW"
 #endif
@@ -6079,10 +6079,15 @@ static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
  * bench's MS_BENCH_ORG), within the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), MS_CU_OR_GMAX and chunks of
  * at most MS_CU_OR_CHUNKMAX tokens (ms_cu_or_grid). */
 static int32_t ms_cu_or_g = 0;
+/* Round 28B (-DMS_CU_OR_ONEWAVE=1; off): the one-read steps in one wave where ms_cu_grid's 32768-token chunk bound alone
+ * takes them past it (a host rule in ms_cu_or_grid). H200, V=151936 / 262144: full setting fp32 1.6-10.3 us faster at
+ * every B it changes, but top-p alone on flat rows 23-102 us slower (their chunks then exceed round 23C's segment walk:
+ * MS_CU_SEGW_CHUNK) and bf16 peaked B=160 +7.9 (one run): docs/cuda.md, round 28B. ms__cuda_org's second argument sets
+ * it at run time (the bench's MS_BENCH_ORG=0,1). */
 #ifndef MS_CU_OR_ONEWAVE
 #  define MS_CU_OR_ONEWAVE 0
 #endif
-static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE; /* round 28B's rule (ms_cu_or_grid); ms__cuda_org's second argument */
+static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
 #endif
 /* Round 28B: the largest chunk (tokens) a one-read step's grid may take below ms_cu_grid's 32768-token bound (that bound
  * keeps flat rows' min-p survivors within K2's stage; an overflow re-reads the chunk, exact). The kernels' own limit is
@@ -6197,7 +6202,7 @@ static int64_t ms_cu_or_bound(int32_t V, int64_t g) {
 static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
     int64_t g2 = G;
     if (ms_cu_or_onewave && ms_cu_or_waveq <= 4 && ms_cu_or_g <= 0) {
-        /* Round 28B (MS_CU_OR_ONEWAVE): where ms_cu_grid's G exceeds its one wave (4 blocks a multiprocessor) only
+        /* Round 28B (-DMS_CU_OR_ONEWAVE=1, off): where ms_cu_grid's G exceeds its one wave (4 blocks a multiprocessor) only
          * because of its 32768-token chunk bound (V=151936: G = 5 at B >= 106), the one-read step takes the wave's G when
          * its chunks stay within MS_CU_OR_CHUNKMAX (65536) tokens: one wave, no tail wave, K2's ring off (the host's rule
          * follows the blocks). V=151936: B=106..132 4 chunks a row, B=133..176 3; V=262144: B=67..132 4..7 instead of 8.
