@@ -236,6 +236,9 @@
 #  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF)
 #    error "-DMS_CU_OR_RF needs MS_CU_OR_K2OWN and MS_CU_K4_ZERO (the defaults) and no MS_CU_ROWFLAGS"
 #  endif
+#  if !defined(MS_CU_OR_RF_SC) && !defined(MS_CU_RF_REL)
+#    define MS_CU_RF_REL /* the count as a release reduction (ms_cu_rf_done); -DMS_CU_OR_RF_SC: round 18B's fence */
+#  endif
 #endif
 /* Round 19B (docs/cuda.md, docs/decisions.md), on (fourteenth session): MS_CU_OR_LEAN, the one-read pass
  * (ms_cu_k2_scan1) does a step's bookkeeping only when some lane's group passes the cut in force, and with the ring
@@ -560,12 +563,19 @@ __device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) 
     }
     __syncthreads();
 }
-/* By the whole block (block-uniform), after its last write to the row's stats, candidates and bins. */
+/* By the whole block (block-uniform), after its last write to the row's stats, candidates and bins. Round 28C
+ * (MS_CU_RF_REL, with -DMS_CU_OR_RF unless -DMS_CU_OR_RF_SC): a release reduction (red.release.gpu: MEMBAR.ALL.GPU and
+ * REDG on sm_90) instead of __threadfence's MEMBAR.SC.GPU and an atomicAdd; a release is cumulative, so the other
+ * threads' writes ordered before it by the barrier are covered as with the fence. */
 __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
     __syncthreads();
     if (threadIdx.x == 0) {
+#ifdef MS_CU_RF_REL
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+#else
         __threadfence();
         atomicAdd(p, 1u);
+#endif
     }
 }
 #endif
