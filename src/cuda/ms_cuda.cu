@@ -540,6 +540,9 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
 #ifndef MS_CU_RF_SPIN_US
 #  define MS_CU_RF_SPIN_US 2000
 #endif
+#ifndef MS_CU_RF_NS
+#  define MS_CU_RF_NS 32 /* the spin's first back-off (ns, doubling to 128); round 28C: 0, none */
+#endif
 __device__ __forceinline__ uint32_t ms_cu_rf_ld(const uint32_t *p) {
     uint32_t v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -550,15 +553,17 @@ __device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) 
     if (threadIdx.x == 0 && ms_cu_rf_ld(p) < need) {
         unsigned long long t0, t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-        unsigned ns = 32;
+        unsigned ns = MS_CU_RF_NS;
         while (ms_cu_rf_ld(p) < need) {
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
             if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
                 ms_cu_pdl_wait();
                 break;
             }
-            __nanosleep(ns);
-            ns = ns < 128 ? 2 * ns : ns;
+            if (MS_CU_RF_NS > 0) { /* round 28C: -DMS_CU_RF_NS=0 polls without the backoff */
+                __nanosleep(ns);
+                ns = ns < 128 ? 2 * ns : ns;
+            }
         }
     }
     __syncthreads();
