@@ -231,7 +231,10 @@
  * (a.k4zero) each K2or block of a one-read row counts itself in the row's c_above (a word only BAND rows use; zero at a
  * step's start) after its last write of the row, and ms_cu_k4<true>'s blocks of such rows wait for that count to reach
  * a.G (ms_cu_rf_wait) instead of K3's grid. The argument is at ms_cu_rf_wait. Needs MS_CU_OR_K2OWN and MS_CU_K4_ZERO
- * (the defaults), not MS_CU_ROWFLAGS. */
+ * (the defaults), not MS_CU_ROWFLAGS. Exact (all 16 CUDA tests on its binary) but not faster enough: H200, full setting
+ * V=151936 fp32, two calls: flat B=28..96 0.1-0.55 us faster, B=128 +0.2..+0.45 (both shapes), peaked B=32 +0.36..+0.50
+ * (bench/results/cuda_h200_2026-12-01-round28c.md): off. -DMS_CU_OR_RF_SC: the count as round 18B's fence and atomicAdd
+ * instead of a release reduction; -DMS_CU_RF_NS=0: the spin without back-off. */
 #ifdef MS_CU_OR_RF
 #  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF)
 #    error "-DMS_CU_OR_RF needs MS_CU_OR_K2OWN and MS_CU_K4_ZERO (the defaults) and no MS_CU_ROWFLAGS"
