@@ -227,6 +227,22 @@
 #    define MS_CU_K2OR_MINB MS_CU_K2_MINB
 #  endif
 #endif
+/* Round 28C (-DMS_CU_OR_RF, off; docs/cuda.md): round 18B's RF24 in the one-read steps. With the resource's own workspace
+ * (a.k4zero) each K2or block of a one-read row counts itself in the row's c_above (a word only BAND rows use; zero at a
+ * step's start) after its last write of the row, and ms_cu_k4<true>'s blocks of such rows wait for that count to reach
+ * a.G (ms_cu_rf_wait) instead of K3's grid. The argument is at ms_cu_rf_wait. Needs MS_CU_OR_K2OWN and MS_CU_K4_ZERO
+ * (the defaults), not MS_CU_ROWFLAGS. Exact (all 16 CUDA tests on its binary) but not faster enough: H200, full setting
+ * V=151936 fp32, two calls: flat B=28..96 0.1-0.55 us faster, B=128 +0.2..+0.45 (both shapes), peaked B=32 +0.36..+0.50
+ * (bench/results/cuda_h200_2026-12-01-round28c.md): off. -DMS_CU_OR_RF_SC: the count as round 18B's fence and atomicAdd
+ * instead of a release reduction; -DMS_CU_RF_NS=0: the spin without back-off. */
+#ifdef MS_CU_OR_RF
+#  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF)
+#    error "-DMS_CU_OR_RF needs MS_CU_OR_K2OWN and MS_CU_K4_ZERO (the defaults) and no MS_CU_ROWFLAGS"
+#  endif
+#  if !defined(MS_CU_OR_RF_SC) && !defined(MS_CU_RF_REL)
+#    define MS_CU_RF_REL /* the count as a release reduction (ms_cu_rf_done); -DMS_CU_OR_RF_SC: round 18B's fence */
+#  endif
+#endif
 /* Round 19B (docs/cuda.md, docs/decisions.md), on (fourteenth session): MS_CU_OR_LEAN, the one-read pass
  * (ms_cu_k2_scan1) does a step's bookkeeping only when some lane's group passes the cut in force, and with the ring
  * its warps' whole steps load without per-group range tests. H200, full setting V=151936 fp32, two runs each: peaked
@@ -483,7 +499,7 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
 #endif
 }
 
-#ifdef MS_CU_RF
+#if defined(MS_CU_RF) || defined(MS_CU_OR_RF)
 /* Round 18B (-DMS_CU_ROWFLAGS, off): a row's own counter instead of the previous grid's completion. For a lite row
  * (ms_cu_lite_k) in a step on the resource's own workspace (a.k4zero: its stats, the counters too, are zero at every
  * step's start; a caller's workspace is zeroed by K0, which a spinner could outrun, so it keeps the grid waits):
@@ -506,9 +522,29 @@ __device__ __forceinline__ void ms_cu_pdl_go() {
  * started before K4's). Without PDL (older devices, -DMS_CU_NO_PDL) the previous grid has completed and the count is
  * full. And should a count never fill (a path missed here, foreign kernels holding the multiprocessors), thread 0
  * gives up after MS_CU_RF_SPIN_US and takes griddepcontrol.wait, which covers everything the count stood for:
- * correctness never depends on the counters, only the latency. */
+ * correctness never depends on the counters, only the latency.
+ * Round 28C (-DMS_CU_OR_RF, off): the same for the one-read steps (K2or, MS_CU_OR_K2OWN, which MS_CU_RF leaves out), RF24
+ * alone. Each K2or block of a row of ms_cu_onread, once ms_cu_k2or_row returned (every path of ms_cu_k2_one, the empty
+ * chunk's and round 23A's idle blocks' too) and after its grid wait (already passed on the usual path, so K1 is covered
+ * as by K2's grid), counts itself in the row's c_above (ms_cu_rf_done: a barrier after the block's last write of the
+ * row's candidates, cand_n and maxkey, then thread 0's fence and atomicAdd, a release). c_above is written only by K2's
+ * last block of a histogram row and read only by K4's BAND path: never for a one-read row (a lite row), and zero at a
+ * step's start (K4 zeroes the row's stats, after its grid wait, when every count is in). ms_cu_k4<true>'s block of such
+ * a row waits until it reaches a.G (thread 0's acquire loads, then the barrier) instead of griddepcontrol.wait: all
+ * the lean path reads of the row after it (maxkey, cand_n, the candidates; the bins it also loads are unused for
+ * one-read rows; K3 writes nothing for lite rows) were written by those G blocks before their release, so each thread
+ * reads them after the acquire and the barrier. K4 decides the row's kind from the slot and the step's arguments
+ * (ms_cu_k4_lean, ms_cu_onread) as K2or does, so the counting and the waiting sides agree. Every other row, and a
+ * caller's workspace, wait as before; K4 still waits for its grid before it zeroes the stats (ms_cu_k4_zero), and K2or
+ * before its blocks exit. No deadlock: K4's blocks are scheduled only once every K3 block started, K3's once every
+ * K2or block started, so all the blocks counted have started and need nothing from K4 (the give-up covers the rest).
+ * K4L / K4R (more rows than multiprocessors) wait as before: K4R's rows that reach ms_cu_k4_row<true> find the count
+ * full (K4L's completion covers K2's). */
 #ifndef MS_CU_RF_SPIN_US
 #  define MS_CU_RF_SPIN_US 2000
+#endif
+#ifndef MS_CU_RF_NS
+#  define MS_CU_RF_NS 32 /* the spin's first back-off (ns, doubling to 128); round 28C: 0, none */
 #endif
 __device__ __forceinline__ uint32_t ms_cu_rf_ld(const uint32_t *p) {
     uint32_t v;
@@ -520,25 +556,34 @@ __device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) 
     if (threadIdx.x == 0 && ms_cu_rf_ld(p) < need) {
         unsigned long long t0, t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-        unsigned ns = 32;
+        unsigned ns = MS_CU_RF_NS;
         while (ms_cu_rf_ld(p) < need) {
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
             if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
                 ms_cu_pdl_wait();
                 break;
             }
-            __nanosleep(ns);
-            ns = ns < 128 ? 2 * ns : ns;
+            if (MS_CU_RF_NS > 0) { /* round 28C: -DMS_CU_RF_NS=0 polls without the backoff */
+                __nanosleep(ns);
+                ns = ns < 128 ? 2 * ns : ns;
+            }
         }
     }
     __syncthreads();
 }
-/* By the whole block (block-uniform), after its last write to the row's stats, candidates and bins. */
+/* By the whole block (block-uniform), after its last write to the row's stats, candidates and bins. Round 28C
+ * (MS_CU_RF_REL, with -DMS_CU_OR_RF unless -DMS_CU_OR_RF_SC): a release reduction (red.release.gpu: MEMBAR.ALL.GPU and
+ * REDG on sm_90) instead of __threadfence's MEMBAR.SC.GPU and an atomicAdd; a release is cumulative, so the other
+ * threads' writes ordered before it by the barrier are covered as with the fence. */
 __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
     __syncthreads();
     if (threadIdx.x == 0) {
+#ifdef MS_CU_RF_REL
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+#else
         __threadfence();
         atomicAdd(p, 1u);
+#endif
     }
 }
 #endif
@@ -2846,6 +2891,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
+#ifdef MS_CU_OR_RF
+        if (a.k4zero) { /* round 28C: the row's count, after every path of ms_cu_k2or_row (ms_cu_rf_wait) */
+            ms_cu_rf_done(&a.stats[r].c_above);
+            ms_cu_stamp(29);
+        }
+#endif
         ms_cu_stamp(4);
         return;
     }
@@ -5445,6 +5496,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                     if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
                     else
 #endif
+#ifdef MS_CU_OR_RF
+                    if (OR && orow && a.k4zero) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 28C: K2or's */
+                    else
+#endif
                     ms_cu_pdl_wait(); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
@@ -5460,6 +5515,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             __syncthreads();
 #ifdef MS_CU_RF24
             if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
+            else
+#endif
+#ifdef MS_CU_OR_RF
+            if (OR && orow && a.k4zero) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 28C: K2or's */
             else
 #endif
             ms_cu_pdl_wait(); /* everything K1..K3 wrote */
