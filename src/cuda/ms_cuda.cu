@@ -2194,14 +2194,16 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
     }
 }
 #  ifdef MS_CU_OR_DYN
-/* Round 28A: the state of a row's pieces for a block (ms_cu_k2_scan1 with DY; ms_cu_k2_one) */
+/* Round 28A: the state of a row's pieces for a block (ms_cu_k2_scan1 with DY; ms_cu_k2_one). Its values are the
+ * kernel's parameters and constants (GW = MS_CU_T123 / 32 x a.G, the end by tv), so that the scan's loop holds only
+ * the warp's next cursor value in a register more: the first build, with the row's piece count and the cursor's
+ * pointer in the loop, made K2or's spills 124 / 220 -> 260 / 636 bytes, and the rows that never take the path (top-p
+ * alone) 1.1-1.5 us slower. */
 struct ms_cu_ordyn {
     uint32_t *cur;   /* the row's cursor (its stats' ticket): dynamic pieces taken */
     uint32_t *pbm;   /* shared: the pieces this block took, a bit each */
     int32_t pw;      /* the block's first piece (g x warps a block); warp w's first is pw + w */
     int32_t GW;      /* pieces a round of the rule (the row's blocks x warps a block) */
-    int32_t p0;      /* the first piece the cursor hands out (MS_CU_OR_DYN_S x GW) */
-    int32_t P;       /* the row's pieces */
 };
 template <int NG, bool RG, class P, int DT = -1, bool DY = false> /* DY: round 28A's pieces (MS_CU_OR_DYN) */
 #  else
@@ -2273,8 +2275,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
         int32_t tb = t0 + wl * 4;
         uint32_t q = 0; /* lane 0: the cursor's value for the warp's next piece */
         int sj = 0, si = 1; /* the warp-step inside the piece; the pieces taken by rule */
-        auto take = [&](int32_t pn) { /* DY: the warp starts piece pn (or leaves: pn >= P) */
-            if (pn < dyn.P) {
+        auto take = [&](int32_t pn) { /* DY: the warp starts piece pn (or leaves: past the row's whole groups) */
+            if (pn * PS < tv) {
                 if (lane == 0) {
                     atomicOr(&dyn.pbm[pn >> 5], 1u << (pn & 31));
                     if (si >= MS_CU_OR_DYN_S) q = atomicAdd(dyn.cur, 1u); /* the next piece, one ahead */
@@ -2301,7 +2303,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 si++;
                 take(pn);
             } else {
-                take(dyn.p0 + (int32_t)qn);
+                take(MS_CU_OR_DYN_S * dyn.GW + (int32_t)qn);
             }
         };
         for (int32_t t = tb + lane * 4; tb < tv; adv(), t = tb + lane * 4) {
@@ -2607,6 +2609,34 @@ struct ms_cu_keys_pieces {
         });
     }
 };
+/* Round 28A: a block's re-reads over its pieces (rare: the stage or C past 2048 tokens). list false: the pass stage's
+ * overflow (C's tokens at or above tkc staged in sbuf, counted in *sn); true: ms_cu_k2_list's re-read (the k'-th key of
+ * C, then the tokens at or above it appended to the row's candidates). Out of line (__noinline__, c by value) it made
+ * K2or's spills 448 / 1760 bytes. */
+template <int32_t PS>
+__device__ __forceinline__ void ms_cu_or_reread(const ms_cu_row c, const uint32_t *pbm, int32_t P, int32_t tv, int32_t t1,
+                                             bool list, float tkc, uint32_t *sn, unsigned long long *sbuf, uint32_t kk,
+                                             uint32_t *h, uint32_t *res, uint32_t *cand_n, unsigned long long *cand) {
+    if (!list) {
+        ms_cu_or_for_pieces<PS>(c, pbm, P, tv, t1, [&](int32_t t, float x) { /* as ms_cu_k2_one's overflow */
+            if (x < c.xcut || x < tkc) return;
+            const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (!el.s0) return;
+            const uint32_t j = atomicAdd(sn, 1u);
+            if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
+        });
+        return;
+    }
+    const ms_cu_keys_pieces<PS> kp = {&c, pbm, P, tv, t1};
+    const uint32_t kth = ms_cu_kth_key(kp, kk, h, res);
+    ms_cu_or_for_pieces<PS>(c, pbm, P, tv, t1, [&](int32_t t, float x) { /* as ms_cu_k2_list's */
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0 || e.key < kth) return;
+        uint32_t i = atomicAdd(cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+}
 #endif
 
 /* K2 for a row of ms_cu_onread, by the whole block, before its PDL wait (the caller waits after it returns,
@@ -2636,12 +2666,14 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * block, the row's last V % 4 tokens: t0 = 0 and t1 = V or the whole groups' end, which the scan and the
      * re-reads take. */
     __shared__ uint32_t pbm[MS_CU_OR_DYN_BW];
-    constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128;
-    const int32_t Gr = MS_CU_ORG(a), nwb = (int32_t)(blockDim.x >> 5), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
-    const bool dy = !RG && a.k4zero && ms_cu_vec4(c, 0) && (long long)Gr * nwb * PS <= (long long)tvr &&
-                    P <= 32 * MS_CU_OR_DYN_BW;
-    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, MS_CU_OR_DYN_S * Gr * nwb, P};
+    __shared__ bool sdy; /* dy for the re-reads, read back after the scan's barriers (not a register across the scan) */
+    constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128, nwb = MS_CU_T123 / 32; /* K2's blocks: MS_CU_T123 threads */
+    const int32_t Gr = MS_CU_ORG(a), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
+    const bool dy = !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
+                    (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb};
     for (int i = threadIdx.x; i < MS_CU_OR_DYN_BW; i += blockDim.x) pbm[i] = 0;
+    if (threadIdx.x == 0) sdy = dy;
     __syncthreads();
     const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
     const int32_t t0 = dy ? 0 : g * chunk, t1 = dy ? (g == Gr - 1 ? a.V : tvr) : min(a.V, t0 + chunk);
@@ -2736,17 +2768,16 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
 #ifdef MS_CU_OR_DYN
-        auto ovf = [&](int32_t t, float x) { /* as below */
-            if (x < c.xcut || x < tkc) return;
-            const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-            if (!el.s0) return;
-            const uint32_t j = atomicAdd(sn, 1u);
-            if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
-        };
-        if (dy) /* round 28A: the block's own pieces (and tail) */
-            ms_cu_or_for_pieces<PS>(c, pbm, P, tvr, t1, ovf);
+        if (sdy) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
+            ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, false, tkc, sn, sbuf, 0, NULL, NULL, NULL, NULL);
         else
-            ms_cu_for_chunk<2>(c, t0, t1, ovf);
+            ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+                if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
+                const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+                if (!el.s0) return;
+                const uint32_t j = atomicAdd(sn, 1u);
+                if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
+            });
 #else
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
@@ -2785,17 +2816,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
 #endif
 #ifdef MS_CU_OR_DYN
-    if (dy && ns > MS_CU_STAGE_SH) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
-        unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
-        const ms_cu_keys_pieces<PS> kp = {&c, pbm, P, tvr, t1};
-        const uint32_t kth = ms_cu_kth_key(kp, kk, h, res);
-        ms_cu_or_for_pieces<PS>(c, pbm, P, tvr, t1, [&](int32_t t, float x) {
-            if (x < c.xcut) return;
-            ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-            if (!e.s0 || e.key < kth) return;
-            uint32_t i = atomicAdd(&st->cand_n, 1u);
-            if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
-        });
+    if (ns > MS_CU_STAGE_SH && sdy) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
+        ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, true, 0.0f, NULL, NULL, kk, h, res, &st->cand_n,
+                            a.cand + (size_t)r * MS_CU_CAND);
         return;
     }
 #endif
