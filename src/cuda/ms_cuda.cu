@@ -279,7 +279,9 @@
  * agree on the choice (every input is row-uniform). The cursor is the row's ticket (ms_cu_rowstat): one-read rows use
  * it for nothing else (K2's last-block counter serves the general rows only, K4 zeroes it). Why exact: docs/cuda.md,
  * round 28A (nothing in the one-read argument uses a chunk's contiguity). Functions: ms_cu_k2_scan1 (DY),
- * ms_cu_k2_one, ms_cu_or_for_pieces. */
+ * ms_cu_k2_one, ms_cu_or_for_pieces, ms_cu_or_reread. Measured (bench/results/cuda_h200_2026-12-01-round28a.md): the
+ * row's blocks end together (K2 out's spread at B=64 5.6 -> 3.4 us peaked, 11.0 -> 6.8 flat) but later, the full
+ * setting 0.3-1.6 us slower at B=28..64 (all 16 CUDA tests passed on its binary): off. */
 #ifdef MS_CU_OR_DYN
 #  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_F32) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_OR_ROWCUT)
 #    error "-DMS_CU_OR_DYN needs MS_CU_ONEREAD, MS_CU_OR_F32, MS_CU_K4_ZERO (the defaults) and no MS_CU_OR_ROWCUT"
@@ -2195,10 +2197,9 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
 }
 #  ifdef MS_CU_OR_DYN
 /* Round 28A: the state of a row's pieces for a block (ms_cu_k2_scan1 with DY; ms_cu_k2_one). Its values are the
- * kernel's parameters and constants (GW = MS_CU_T123 / 32 x a.G, the end by tv), so that the scan's loop holds only
- * the warp's next cursor value in a register more: the first build, with the row's piece count and the cursor's
- * pointer in the loop, made K2or's spills 124 / 220 -> 260 / 636 bytes, and the rows that never take the path (top-p
- * alone) 1.1-1.5 us slower. */
+ * kernel's parameters and constants (GW = MS_CU_T123 / 32 x a.G, the end by tv): the scan's loop holds only the warp's
+ * next cursor value in a register more (the scan over pieces alone leaves K2or's spills at the default's 124 / 220
+ * bytes; the re-reads' inputs live across the scan raised them to 260 / 636: see ms_cu_k2_one's sdy). */
 struct ms_cu_ordyn {
     uint32_t *cur;   /* the row's cursor (its stats' ticket): dynamic pieces taken */
     uint32_t *pbm;   /* shared: the pieces this block took, a bit each */
@@ -2612,7 +2613,8 @@ struct ms_cu_keys_pieces {
 /* Round 28A: a block's re-reads over its pieces (rare: the stage or C past 2048 tokens). list false: the pass stage's
  * overflow (C's tokens at or above tkc staged in sbuf, counted in *sn); true: ms_cu_k2_list's re-read (the k'-th key of
  * C, then the tokens at or above it appended to the row's candidates). Out of line (__noinline__, c by value) it made
- * K2or's spills 448 / 1760 bytes. */
+ * K2or's spills 448 / 1760 bytes; inline, with its flag read back from shared memory and its bounds from t1 (so that
+ * nothing of it lives across the scan), 168 / 384 (the build measured and tested in round 28A's call 2). */
 template <int32_t PS>
 __device__ __forceinline__ void ms_cu_or_reread(const ms_cu_row c, const uint32_t *pbm, int32_t P, int32_t tv, int32_t t1,
                                              bool list, float tkc, uint32_t *sn, unsigned long long *sbuf, uint32_t kk,
