@@ -281,6 +281,37 @@
 #if !defined(MS_CU_NO_OR_WSTAGE) && !defined(MS_CU_OR_WSTAGE) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_WSTAGE
 #endif
+/* Round 28A (-DMS_CU_OR_DYN, off): the one-read rows' tokens balanced inside each row. At one wave (B=28..66 at
+ * V=151936) the step ends with the row's slowest K2or block (4-block against 3-block SMs, blocks of one SM 2-4 us
+ * apart), so a row's blocks no longer scan fixed chunks: the row's whole groups are cut into pieces of
+ * MS_CU_OR_DYN_PM x NG x 128 tokens (one warp-step: NG groups of 4 a lane), each warp takes its first
+ * MS_CU_OR_DYN_S pieces by rule (the first one whole: the first step's block barrier and bound stay), then the
+ * next ones from a per-row cursor (lane 0's atomicAdd, issued one piece ahead, __shfl_sync), so a warp on a fast SM
+ * takes more pieces. Each block keeps its state of today (stage, smax, cuts, top-k' bins, its list of its top k' of
+ * its set C) and marks the pieces it took in a shared bitmap for its re-reads (the stage's overflow, the list past the
+ * stage); the row's last 1-3 tokens (V not a multiple of 4) are its last block's. Only in the ring-less K2or (!RG),
+ * on the resource's own workspace (a.k4zero: K4 leaves the row's stats zero, so the cursor is zero when K2or's pass,
+ * before its PDL wait, reads it), rows aligned to groups of 4 and whose blocks' first pieces fit: the row's blocks
+ * agree on the choice (every input is row-uniform). The cursor is the row's ticket (ms_cu_rowstat): one-read rows use
+ * it for nothing else (K2's last-block counter serves the general rows only, K4 zeroes it). Why exact: docs/cuda.md,
+ * round 28A (nothing in the one-read argument uses a chunk's contiguity). Functions: ms_cu_k2_scan1 (DY),
+ * ms_cu_k2_one, ms_cu_or_for_pieces, ms_cu_or_reread. Measured (bench/results/cuda_h200_2026-12-01-round28a.md): the
+ * row's blocks end together (K2 out's spread at B=64 5.6 -> 3.4 us peaked, 11.0 -> 6.8 flat) but later, the full
+ * setting 0.3-1.6 us slower at B=28..64 (all 16 CUDA tests passed on its binary): off. */
+#ifdef MS_CU_OR_DYN
+#  if !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_F32) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_OR_ROWCUT)
+#    error "-DMS_CU_OR_DYN needs MS_CU_ONEREAD, MS_CU_OR_F32, MS_CU_K4_ZERO (the defaults) and no MS_CU_OR_ROWCUT"
+#  endif
+#  ifndef MS_CU_OR_DYN_PM
+#    define MS_CU_OR_DYN_PM 1 /* warp-steps a piece (a tunable: 1 or 2) */
+#  endif
+#  ifndef MS_CU_OR_DYN_S
+#    define MS_CU_OR_DYN_S 1 /* pieces a warp takes by rule before the cursor's (a tunable, >= 1) */
+#  endif
+#  ifndef MS_CU_OR_DYN_BW
+#    define MS_CU_OR_DYN_BW 64 /* the bitmap's words: rows of at most 32 x 64 pieces (V <= 524288 at 256 a piece) */
+#  endif
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -2209,7 +2240,21 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
         }
     }
 }
+#  ifdef MS_CU_OR_DYN
+/* Round 28A: the state of a row's pieces for a block (ms_cu_k2_scan1 with DY; ms_cu_k2_one). Its values are the
+ * kernel's parameters and constants (GW = MS_CU_T123 / 32 x a.G, the end by tv): the scan's loop holds only the warp's
+ * next cursor value in a register more (the scan over pieces alone leaves K2or's spills at the default's 124 / 220
+ * bytes; the re-reads' inputs live across the scan raised them to 260 / 636: see ms_cu_k2_one's sdy). */
+struct ms_cu_ordyn {
+    uint32_t *cur;   /* the row's cursor (its stats' ticket): dynamic pieces taken */
+    uint32_t *pbm;   /* shared: the pieces this block took, a bit each */
+    int32_t pw;      /* the block's first piece (g x warps a block); warp w's first is pw + w */
+    int32_t GW;      /* pieces a round of the rule (the row's blocks x warps a block) */
+};
+template <int NG, bool RG, class P, int DT = -1, bool DY = false> /* DY: round 28A's pieces (MS_CU_OR_DYN) */
+#  else
 template <int NG, bool RG, class P, int DT = -1> /* RG: as ms_cu_k2_scan; DT 0: the row is fp32 (MS_CU_OR_F32) */
+#  endif
 #else
 template <int NG, bool RG, class P> /* RG: as ms_cu_k2_scan */
 #endif
@@ -2218,6 +2263,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                                                 uint32_t *oh, const ms_cu_ring &rg, P pass
 #ifdef MS_CU_OR_ROWCUT
                                                 , uint32_t *rcs, int rcg, int rcG
+#endif
+#ifdef MS_CU_OR_DYN
+                                                , const ms_cu_ordyn &dyn
 #endif
                                                 ) {
     const unsigned FULL = 0xffffffffu;
@@ -2243,19 +2291,71 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     bool rcp = false;               /* a read pending (warp-uniform) */
 #endif
     if (vec) {
+#ifdef MS_CU_OR_DYN
+        /* round 28A: with DY a warp's groups u lie 128 tokens apart inside its piece (a warp-step: NG x 128 tokens) */
+        const int32_t step = DY ? 128 : (int32_t)blockDim.x * 4;
+#else
         const int32_t step = (int32_t)blockDim.x * 4;
+#endif
         const int32_t tv = t0 + ((t1 - t0) & ~3);
         /* The first step's bound is the whole block's (one barrier) when every warp has a first step of whole
          * groups: block-uniform, and then every warp is in its first iteration at the barrier. Its own warp's
          * 256 tokens alone would set a low cut, staging more tokens (an unkept host model estimated about a
          * third more for flat N(0,1) chunks at B=64; the stage holds 2048). */
+#ifdef MS_CU_OR_DYN
+        bool first = DY || tv - t0 >= NG * step; /* DY: ms_cu_k2_one chose it only where every first piece is whole */
+#else
         bool first = tv - t0 >= NG * step;
+#endif
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
         if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
 #ifdef MS_CU_STAMPS
         bool half = false; /* round 18A: event 27 once (thread 0) */
 #endif
+#ifdef MS_CU_OR_DYN
+        /* Round 28A: with DY the warp's pieces: pw + w, pw + w + GW, ... (MS_CU_OR_DYN_S of them, by rule), then
+         * p0 + the cursor's values. The warp's next cursor value is fetched (lane 0, q) as soon as it starts the
+         * piece before, so that its latency hides behind that piece's loads; every piece is marked in pbm. tb and the
+         * piece are warp-uniform (q by __shfl_sync), so the loop's test is too. */
+        constexpr int32_t PW = NG * 128, PS = MS_CU_OR_DYN_PM * PW; /* a warp-step's tokens (DY), a piece's */
+        int32_t tb = t0 + wl * 4;
+        uint32_t q = 0; /* lane 0: the cursor's value for the warp's next piece */
+        int sj = 0, si = 1; /* the warp-step inside the piece; the pieces taken by rule */
+        auto take = [&](int32_t pn) { /* DY: the warp starts piece pn (or leaves: past the row's whole groups) */
+            if (pn * PS < tv) {
+                if (lane == 0) {
+                    atomicOr(&dyn.pbm[pn >> 5], 1u << (pn & 31));
+                    if (si >= MS_CU_OR_DYN_S) q = atomicAdd(dyn.cur, 1u); /* the next piece, one ahead */
+                }
+                tb = pn * PS;
+            } else {
+                tb = tv;
+            }
+        };
+        if (DY) take(dyn.pw + (wl >> 5));
+        auto adv = [&]() {
+            if (!DY) {
+                tb += NG * step;
+                return;
+            }
+            if (MS_CU_OR_DYN_PM > 1 && ++sj < MS_CU_OR_DYN_PM) {
+                tb += PW;
+                return;
+            }
+            sj = 0;
+            const uint32_t qn = __shfl_sync(FULL, q, 0); /* every lane: the loop's increment, warp-converged */
+            if (si < MS_CU_OR_DYN_S) {
+                const int32_t pn = dyn.pw + (wl >> 5) + si * dyn.GW;
+                si++;
+                take(pn);
+            } else {
+                take(MS_CU_OR_DYN_S * dyn.GW + (int32_t)qn);
+            }
+        };
+        for (int32_t t = tb + lane * 4; tb < tv; adv(), t = tb + lane * 4) {
+#else
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
+#endif
             float v[NG][4];
             uint32_t words[NG];
 #ifdef MS_CU_STAMPS
@@ -2509,6 +2609,83 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     return rm;
 }
 
+#ifdef MS_CU_OR_DYN
+/* Round 28A: ms_cu_for_chunk over the pieces of PS tokens a block took (pbm, after the barrier that ends the scan) and
+ * its tokens [tv, t1) (the row's last 1-3, its last block's; else t1 = tv): f(t, x) with x as ms_cu_for_chunk gives
+ * it, each token once. A warp walks the pieces w, w + warps, ... of the row, those of the block a group of 4 a lane
+ * at a time. Only the re-reads use it (rare: the stage or C past 2048 tokens). */
+template <int32_t PS, class F>
+__device__ __forceinline__ void ms_cu_or_for_pieces(const ms_cu_row &c, const uint32_t *pbm, int32_t P, int32_t tv,
+                                                    int32_t t1, F f) {
+    const int32_t nw = (int32_t)(blockDim.x >> 5), lane = (int32_t)(threadIdx.x & 31u);
+    for (int32_t p = (int32_t)(threadIdx.x >> 5); p < P; p += nw) { /* warp-uniform */
+        if (!((pbm[p >> 5] >> (p & 31)) & 1u)) continue;
+        const int32_t pe = min(tv, (p + 1) * PS);
+        for (int32_t tg = p * PS + lane * 4; tg < pe; tg += 128) {
+            float v[4];
+            ms_cu_load4(c, tg, v);
+            const uint32_t word = c.pres ? ((const uint32_t *)c.seen)[tg >> 5] : 0u;
+#pragma unroll
+            for (int k = 0; k < 4; k++) { /* as ms_cu_for_chunk */
+                float x;
+                if (c.win) {
+                    x = ms_cu_pen(c, v[k], tg + k);
+                } else {
+                    x = ms__sanitize(v[k]);
+                    if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+                }
+                f(tg + k, x);
+            }
+        }
+    }
+    for (int32_t t = tv + (int32_t)threadIdx.x; t < t1; t += blockDim.x) f(t, ms_cu_x(c, t));
+}
+/* Round 28A: ms_cu_keys_chunk over a block's pieces (ms_cu_or_for_pieces) */
+template <int32_t PS>
+struct ms_cu_keys_pieces {
+    const ms_cu_row *c;
+    const uint32_t *pbm;
+    int32_t P, tv, t1;
+    template <class F> __device__ __forceinline__ void operator()(F f) const {
+        const ms_cu_row &cr = *c;
+        ms_cu_or_for_pieces<PS>(cr, pbm, P, tv, t1, [&](int32_t t, float x) {
+            if (x < cr.xcut) return;
+            ms_cu_elem e = ms_cu_from_y_pre(cr, x / cr.sl.temperature, t);
+            if (e.s0) f(e.key);
+        });
+    }
+};
+/* Round 28A: a block's re-reads over its pieces (rare: the stage or C past 2048 tokens). list false: the pass stage's
+ * overflow (C's tokens at or above tkc staged in sbuf, counted in *sn); true: ms_cu_k2_list's re-read (the k'-th key of
+ * C, then the tokens at or above it appended to the row's candidates). Out of line (__noinline__, c by value) it made
+ * K2or's spills 448 / 1760 bytes; inline, with its flag read back from shared memory and its bounds from t1 (so that
+ * nothing of it lives across the scan), 168 / 384 (the build measured and tested in round 28A's call 2). */
+template <int32_t PS>
+__device__ __forceinline__ void ms_cu_or_reread(const ms_cu_row c, const uint32_t *pbm, int32_t P, int32_t tv, int32_t t1,
+                                             bool list, float tkc, uint32_t *sn, unsigned long long *sbuf, uint32_t kk,
+                                             uint32_t *h, uint32_t *res, uint32_t *cand_n, unsigned long long *cand) {
+    if (!list) {
+        ms_cu_or_for_pieces<PS>(c, pbm, P, tv, t1, [&](int32_t t, float x) { /* as ms_cu_k2_one's overflow */
+            if (x < c.xcut || x < tkc) return;
+            const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+            if (!el.s0) return;
+            const uint32_t j = atomicAdd(sn, 1u);
+            if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
+        });
+        return;
+    }
+    const ms_cu_keys_pieces<PS> kp = {&c, pbm, P, tv, t1};
+    const uint32_t kth = ms_cu_kth_key(kp, kk, h, res);
+    ms_cu_or_for_pieces<PS>(c, pbm, P, tv, t1, [&](int32_t t, float x) { /* as ms_cu_k2_list's */
+        if (x < c.xcut) return;
+        ms_cu_elem e = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+        if (!e.s0 || e.key < kth) return;
+        uint32_t i = atomicAdd(cand_n, 1u);
+        if (i < MS_CU_CAND) cand[i] = ((unsigned long long)e.key << 32) | (uint32_t)t;
+    });
+}
+#endif
+
 /* K2 for a row of ms_cu_onread, by the whole block, before its PDL wait (the caller waits after it returns,
  * on every path: K3 and K4 wait for K2 alone, and K2's wait covers K1's completion). Every branch below is
  * block-uniform: each reads shared values after a barrier (*rn, smax, *sn) or the row's settings. The
@@ -2529,9 +2706,29 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         stk = 0;
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
+#ifdef MS_CU_OR_DYN
+    /* Round 28A: the row's pieces (MS_CU_OR_DYN, above) when its blocks agree on them (every input row-uniform): the
+     * ring-less kernel, the own workspace (the cursor zero at the step's start), a row aligned to groups of 4, every
+     * warp's first piece whole, the pieces within the bitmap. The block's set is then its pieces and, for the last
+     * block, the row's last V % 4 tokens: t0 = 0 and t1 = V or the whole groups' end, which the scan and the
+     * re-reads take. */
+    __shared__ uint32_t pbm[MS_CU_OR_DYN_BW];
+    __shared__ bool sdy; /* dy for the re-reads, read back after the scan's barriers (not a register across the scan) */
+    constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128, nwb = MS_CU_T123 / 32; /* K2's blocks: MS_CU_T123 threads */
+    const int32_t Gr = MS_CU_ORG(a), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
+    const bool dy = !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
+                    (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb};
+    for (int i = threadIdx.x; i < MS_CU_OR_DYN_BW; i += blockDim.x) pbm[i] = 0;
+    if (threadIdx.x == 0) sdy = dy;
+    __syncthreads();
+    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
+    const int32_t t0 = dy ? 0 : g * chunk, t1 = dy ? (g == Gr - 1 ? a.V : tvr) : min(a.V, t0 + chunk);
+#else
     __syncthreads();
     const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+#endif
 #ifdef MS_CU_OR_CNT1
     /* Round 18A (-DMS_CU_OR_CNT1): the tests' flag loaded before the pass and used after it (as round 16B's K2 tail):
      * thread 0 read it (a global load) before its first step and again after the pass's barrier, each time
@@ -2563,7 +2760,17 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #else
 #  define MS_CU_RC_ARGS
 #endif
-#ifdef MS_CU_OR_F32
+#if defined(MS_CU_OR_DYN)
+    /* round 28A: DY only in the ring-less kernel (!RG: the ring's steps stay static) */
+    const float rm =
+        !RG && dy
+            ? (c.dtype == MS_DTYPE_F32
+                   ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0, true>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn)
+                   : ms_cu_k2_scan1<NG, RG, decltype(stage), -1, true>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn))
+            : (c.dtype == MS_DTYPE_F32
+                   ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn)
+                   : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn));
+#elif defined(MS_CU_OR_F32)
     const float rm = c.dtype == MS_DTYPE_F32
                          ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS)
                          : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
@@ -2607,6 +2814,18 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     } else {
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
+#ifdef MS_CU_OR_DYN
+        if (sdy) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
+            ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, false, tkc, sn, sbuf, 0, NULL, NULL, NULL, NULL);
+        else
+            ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
+                if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
+                const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
+                if (!el.s0) return;
+                const uint32_t j = atomicAdd(sn, 1u);
+                if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
+            });
+#else
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
             const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
@@ -2614,6 +2833,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             const uint32_t j = atomicAdd(sn, 1u);
             if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
         });
+#endif
     }
     __syncthreads(); /* C's tokens staged (sn, sbuf) */
     ms_cu_stamp(30);
@@ -2639,6 +2859,13 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
         for (uint32_t i = threadIdx.x; i < ns; i += blockDim.x)
             if (sbase + i < MS_CU_CAND) cand[sbase + i] = sbuf[i];
+        return;
+    }
+#endif
+#ifdef MS_CU_OR_DYN
+    if (ns > MS_CU_STAGE_SH && sdy) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
+        ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, true, 0.0f, NULL, NULL, kk, h, res, &st->cand_n,
+                            a.cand + (size_t)r * MS_CU_CAND);
         return;
     }
 #endif
