@@ -3575,12 +3575,12 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k3(ms_cu_args a) {
 #define MS_CU_SEGW_T 512
 #endif
 static_assert(MS_CU_SEGW_T >= 128 && MS_CU_SEGW_T % 128 == 0, "a warp's group of 128 tokens lies in one segment");
-/* Round 28B (-DMS_CU_SEGW_CHUNK=65536: not built or run yet): the largest chunk whose segments K3 and K4 keep (32768: ms_cu_grid's
+/* Round 28B (-DMS_CU_SEGW_CHUNK=65536: run in the lead's call L1 with the rule, all 16 tests; the default since the final call): the largest chunk whose segments K3 and K4 keep (32768: ms_cu_grid's
  * bound); longer chunks fall back to the chunk pairs (ms_cu_segw_n), as round 28B's one-wave grid (MS_CU_OR_ONEWAVE, chunks
  * of 38-51k tokens at V=151936) did: top-p alone on flat rows 23-102 us slower. 65536 covers MS_CU_OR_CHUNKMAX (K3's two
  * shared arrays of MS_CU_SEGW_MAX words: 1040 -> 2064 bytes). */
-#ifndef MS_CU_SEGW_CHUNK
-#define MS_CU_SEGW_CHUNK 32768
+#ifndef MS_CU_SEGW_CHUNK /* 65536 since the twentieth session's final call (round 28B's one-wave rule's chunks; 32768 before) */
+#define MS_CU_SEGW_CHUNK 65536
 #endif
 #define MS_CU_SEGW_MAX ((MS_CU_SEGW_CHUNK + 8 + MS_CU_SEGW_T - 1) / MS_CU_SEGW_T) /* segments a chunk (chunks <= MS_CU_SEGW_CHUNK tokens) */
 #ifdef MS_CU_PB
@@ -6371,7 +6371,19 @@ static int32_t ms_cu_or_g = 0;
  * MS_CU_SEGW_CHUNK) and bf16 peaked B=160 +7.9 (one run): docs/cuda.md, round 28B. ms__cuda_org's second argument sets
  * it at run time (the bench's MS_BENCH_ORG=0,1). */
 #ifndef MS_CU_OR_ONEWAVE
-#  define MS_CU_OR_ONEWAVE 0
+#  ifdef MS_CU_NO_OR_ONEWAVE
+#    define MS_CU_OR_ONEWAVE 0
+#  else
+#    define MS_CU_OR_ONEWAVE 1 /* on since the twentieth session's final call, for chunks up to MS_CU_OR_ONEWAVE_CHUNK */
+#  endif
+#endif
+/* Twentieth session: the rule only where its chunks stay within this many tokens (V=151936: B=106..132, 4 chunks a row,
+ * 37984 tokens). The lead's call L1 (bench/results/cuda_h200_2026-12-01-session20-l1.md, with MS_CU_SEGW_CHUNK=65536):
+ * there full setting -3.8..-9.2 us, top-p alone -14.9..-30.3; at 3 chunks a row (B=133..176, 50646 tokens) the full
+ * setting gained 1.7-8.5 but top-p alone lost at B=144 (+4.8 / +5.9) and bf16 peaked B=160 lost 7.9 (round 28B, one
+ * run): left out until measured further. */
+#ifndef MS_CU_OR_ONEWAVE_CHUNK
+#  define MS_CU_OR_ONEWAVE_CHUNK 40960
 #endif
 static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
 #endif
@@ -6384,6 +6396,7 @@ static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
 #  define MS_CU_OR_CHUNKMAX 65536
 #endif
 static_assert(MS_CU_OR_CHUNKMAX >= 32768 && MS_CU_OR_CHUNKMAX <= 65536, "K2's 16-bit mass parts: chunks of at most 2^16 tokens");
+static_assert(MS_CU_OR_ONEWAVE_CHUNK <= MS_CU_OR_CHUNKMAX && MS_CU_OR_ONEWAVE_CHUNK <= MS_CU_SEGW_CHUNK, "the one-wave rule's chunks within K2's and the segment walk's bounds");
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
 static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
@@ -6497,7 +6510,8 @@ static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
         const int64_t wave = (int64_t)sm_count * 4;
         if ((int64_t)n * G > wave) {
             const int64_t g1 = wave / (int64_t)n;
-            if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX) return (int32_t)g1;
+            if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_ONEWAVE_CHUNK - 1) / MS_CU_OR_ONEWAVE_CHUNK)
+                return (int32_t)g1;
         }
         return G;
     }

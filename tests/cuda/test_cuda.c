@@ -1140,6 +1140,46 @@ TEST(cuda_identity_ring) {
     }
 }
 
+/* Twentieth session: round 28B's one-wave rule (MS_CU_OR_ONEWAVE) gives the one-read steps chunks over ms_cu_grid's 32768
+ * tokens (37984 at V=151936 B=106..132), and the segment walk of K3 and K4 keeps up to MS_CU_SEGW_CHUNK (65536). Here the
+ * one-read path is on in every step (ms__cuda_oneread(0)) and its steps' chunks a row are forced (ms__cuda_org) to 4, 3
+ * and 2 at V=151936, 151936 and 131072 (37984, 50648 and 65536 tokens): lite rows of the full setting, the bench's
+ * aligned rows (the one-read K2 itself), and beside them rows of the general paths in the same steps with the same large
+ * chunks: top-p alone, BAND rows (flat: every chunk's segments walked), round 12's stage rows, min-p's edges; fp32 and
+ * bf16. Tokens, statuses and explanations equal the reference's, and one-read blocks must have run. Quick: one part. */
+TEST(cuda_identity_big_chunks) {
+    need_device("cuda_identity_big_chunks");
+    uint64_t before[5], after[5];
+    const int built = ms__cuda_oneread(-2, before);
+    REQUIRE(built >= 0);
+    static const int32_t Vs[] = {151936, 151936, 131072}, Gs[] = {4, 3, 2};
+    for (int part = 0; part < 3; part++) {
+        if (quick() && part != 2) continue;
+        REQUIRE(ms__cuda_oneread(0, NULL) == built);
+        REQUIRE(ms__cuda_org(Gs[part], -2) == (built ? Gs[part] : 0));
+        idcase cases[8];
+        int n = 0;
+        for (int k = 0; k < 6; k++) {
+            if (quick() && k > 2) continue;
+            static const int32_t Bs[] = {4, 3, 3, 3, 3, 2};
+            idcase *cs = case_add(cases, &n, Vs[part], Bs[k], k == 3 ? MS_DTYPE_BF16 : MS_DTYPE_F32, 2,
+                                  0x28b00000u + (uint64_t)(part * 16 + k));
+            if (k == 0) cs->oflat = true;
+            else if (k == 1) cs->lite = true;
+            else if (k == 2) cs->band = true;
+            else if (k == 3) cs->topp = true;
+            else if (k == 4) cs->stage = true;
+            else cs->fused = true;
+        }
+        run_cases(cases, n);
+    }
+    REQUIRE(ms__cuda_org(-1, -2) >= 0);               /* the launch's grid again */
+    REQUIRE(ms__cuda_oneread(-1, NULL) == built); /* the host's rules again */
+    REQUIRE(ms__cuda_oneread(-2, after) == built);
+    printf("  one-read K2 blocks with forced chunks: %llu\n", (unsigned long long)(after[0] - before[0]));
+    if (built) CHECK_MSG(after[0] > before[0], "no K2 block took the one-read path with the forced chunks");
+}
+
 /* Round 13's one-read path for lite rows (built with -DMS_CU_ONEREAD; off by default; written without a device:
  * never run yet). K1 skips those rows, each K2 block lists its chunk's top k' of the superset C (min-p from the
  * chunk's own max) and K4 applies min-p's exact test with the true max. The rows of cuda_identity_k2_stage and
