@@ -2818,14 +2818,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         if (sdy) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
             ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, false, tkc, sn, sbuf, 0, NULL, NULL, NULL, NULL);
         else
-            ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
-                if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
-                const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
-                if (!el.s0) return;
-                const uint32_t j = atomicAdd(sn, 1u);
-                if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
-            });
-#else
+#endif
         ms_cu_for_chunk<2>(c, t0, t1, [&](int32_t t, float x) {
             if (x < c.xcut || x < tkc) return; /* tkc: round 14's top-k' cut, valid for the whole chunk */
             const ms_cu_elem el = ms_cu_from_y_pre(c, x / c.sl.temperature, t);
@@ -2833,7 +2826,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             const uint32_t j = atomicAdd(sn, 1u);
             if (j < MS_CU_STAGE_SH) sbuf[j] = ((unsigned long long)el.key << 32) | (uint32_t)t;
         });
-#endif
     }
     __syncthreads(); /* C's tokens staged (sn, sbuf) */
     ms_cu_stamp(30);
