@@ -900,6 +900,22 @@ __device__ __forceinline__ void ms_cu_ring_next(const ms_cu_row &c, const ms_cu_
 }
 
 /* Calls f(t, x) with x the penalised logit of t, for every t in [t0, t1), spread over the block. */
+/* f(t, x) for a group of 4 loaded values v at tg with the penalised x of each (word: the seen set's 32 bits that hold
+ * it): the window penalty's per-token path, or sanitise and the presence penalty's bit */
+template <class F>
+__device__ __forceinline__ void ms_cu_group_x(const ms_cu_row &c, const float (&v)[4], uint32_t word, int32_t tg, F &f) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float x;
+        if (c.win) {
+            x = ms_cu_pen(c, v[k], tg + k);
+        } else {
+            x = ms__sanitize(v[k]);
+            if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
+        }
+        f(tg + k, x);
+    }
+}
 template <int NG = 4, class F>
 __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, int32_t t1, F f) {
     const bool vec = ms_cu_vec4(c, t0);
@@ -915,20 +931,7 @@ __device__ __forceinline__ void ms_cu_for_chunk(const ms_cu_row &c, int32_t t0, 
 #pragma unroll
             for (int u = 0; u < NG; u++) {
                 const int32_t tg = t + u * step;
-                if (tg < tv) {
-                    const uint32_t word = words[u];
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        float x;
-                        if (c.win) {
-                            x = ms_cu_pen(c, v[u][k], tg + k);
-                        } else {
-                            x = ms__sanitize(v[u][k]);
-                            if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
-                        }
-                        f(tg + k, x);
-                    }
-                }
+                if (tg < tv) ms_cu_group_x(c, v[u], words[u], tg, f);
             }
         }
         ts = tv;
@@ -2624,18 +2627,7 @@ __device__ __forceinline__ void ms_cu_or_for_pieces(const ms_cu_row &c, const ui
         for (int32_t tg = p * PS + lane * 4; tg < pe; tg += 128) {
             float v[4];
             ms_cu_load4(c, tg, v);
-            const uint32_t word = c.pres ? ((const uint32_t *)c.seen)[tg >> 5] : 0u;
-#pragma unroll
-            for (int k = 0; k < 4; k++) { /* as ms_cu_for_chunk */
-                float x;
-                if (c.win) {
-                    x = ms_cu_pen(c, v[k], tg + k);
-                } else {
-                    x = ms__sanitize(v[k]);
-                    if ((word >> ((tg + k) & 31)) & 1u) x = ms__penalize(x, c.sl.rep);
-                }
-                f(tg + k, x);
-            }
+            ms_cu_group_x(c, v, c.pres ? ((const uint32_t *)c.seen)[tg >> 5] : 0u, tg, f); /* as ms_cu_for_chunk */
         }
     }
     for (int32_t t = tv + (int32_t)threadIdx.x; t < t1; t += blockDim.x) f(t, ms_cu_x(c, t));
@@ -2721,12 +2713,12 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb};
     for (int i = threadIdx.x; i < MS_CU_OR_DYN_BW; i += blockDim.x) pbm[i] = 0;
     if (threadIdx.x == 0) sdy = dy;
+#endif
     __syncthreads();
     const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
+#ifdef MS_CU_OR_DYN
     const int32_t t0 = dy ? 0 : g * chunk, t1 = dy ? (g == Gr - 1 ? a.V : tvr) : min(a.V, t0 + chunk);
 #else
-    __syncthreads();
-    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
 #endif
 #ifdef MS_CU_OR_CNT1
@@ -6357,11 +6349,12 @@ static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
  * bench's MS_BENCH_ORG), within the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), MS_CU_OR_GMAX and chunks of
  * at most MS_CU_OR_CHUNKMAX tokens (ms_cu_or_grid). */
 static int32_t ms_cu_or_g = 0;
-/* Round 28B (-DMS_CU_OR_ONEWAVE=1; off): the one-read steps in one wave where ms_cu_grid's 32768-token chunk bound alone
- * takes them past it (a host rule in ms_cu_or_grid). H200, V=151936 / 262144: full setting fp32 1.6-10.3 us faster at
- * every B it changes, but top-p alone on flat rows 23-102 us slower (their chunks then exceed round 23C's segment walk:
- * MS_CU_SEGW_CHUNK) and bf16 peaked B=160 +7.9 (one run): docs/cuda.md, round 28B. ms__cuda_org's second argument sets
- * it at run time (the bench's MS_BENCH_ORG=0,1). */
+/* Round 28B (MS_CU_OR_ONEWAVE: on since the twentieth session's final call; -DMS_CU_NO_OR_ONEWAVE off): the one-read
+ * steps in one wave where ms_cu_grid's 32768-token chunk bound alone takes them past it (a host rule in ms_cu_or_grid).
+ * In round 28B (H200, V=151936 / 262144) the full setting fp32 was 1.6-10.3 us faster at every B it changed, but top-p
+ * alone on flat rows 23-102 us slower (their chunks exceeded round 23C's segment walk: MS_CU_SEGW_CHUNK, now 65536) and
+ * bf16 peaked B=160 +7.9 (one run): docs/cuda.md, round 28B and the twentieth session's final call. ms__cuda_org's
+ * second argument sets it at run time (the bench's MS_BENCH_ORG=0,1). */
 #ifndef MS_CU_OR_ONEWAVE
 #  ifdef MS_CU_NO_OR_ONEWAVE
 #    define MS_CU_OR_ONEWAVE 0
@@ -6493,10 +6486,10 @@ static int64_t ms_cu_or_bound(int32_t V, int64_t g) {
 static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
     int64_t g2 = G;
     if (ms_cu_or_onewave && ms_cu_or_waveq <= 4 && ms_cu_or_g <= 0) {
-        /* Round 28B (-DMS_CU_OR_ONEWAVE=1, off): where ms_cu_grid's G exceeds its one wave (4 blocks a multiprocessor) only
+        /* Round 28B (MS_CU_OR_ONEWAVE, on): where ms_cu_grid's G exceeds its one wave (4 blocks a multiprocessor) only
          * because of its 32768-token chunk bound (V=151936: G = 5 at B >= 106), the one-read step takes the wave's G when
-         * its chunks stay within MS_CU_OR_CHUNKMAX (65536) tokens: one wave, no tail wave, K2's ring off (the host's rule
-         * follows the blocks). V=151936: B=106..132 4 chunks a row, B=133..176 3; V=262144: B=67..132 4..7 instead of 8.
+         * its chunks stay within MS_CU_OR_ONEWAVE_CHUNK (40960) tokens: one wave, no tail wave, K2's ring off (the host's
+         * rule follows the blocks). V=151936: B=106..132 4 chunks a row; V=262144: B=67..75 7 instead of 8.
          * The bound was set for K2's min-p stage (flat rows' survivors of a chunk; an overflow re-reads the chunk: exact,
          * slower): a flat row stages ~500 tokens a 19k chunk, ~1.3k a 51k chunk, within the stage's 2048. */
         const int64_t wave = (int64_t)sm_count * 4;
@@ -6611,8 +6604,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
         if (a.oneread) {
-            /* Round 27A (-DMS_CU_OR_WAVEQ=q: more, smaller chunks; measured slower at B=32..96, docs/cuda.md, round 27A)
-             * and round 28B (G set directly): knobs, off by default (G unchanged). The ring follows the blocks. */
+            /* Round 28B's one-wave rule (on), round 27A's -DMS_CU_OR_WAVEQ=q (more, smaller chunks; measured slower at
+             * B=32..96) and round 28B's G set directly (knobs, off by default). The ring follows the blocks. */
             const int32_t g2 = ms_cu_or_grid(st->sm_count, n, V, a.G);
             if (g2 != a.G) (void)ms_cu_set_grid(a, st, n, g2, p);
         }
