@@ -6373,20 +6373,24 @@ static int32_t ms_cu_or_g = 0;
 static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
 /* Round 29A (-DMS_CU_OR_R29=1 turns on the three below; each can be set alone; host only, off by default): the one-wave
  * rule per dtype and K2's ring in 2-byte one-read steps.
- * - MS_CU_OR_RING16: K2's cp.async ring in every one-read step of 2-byte logits (bf16 / fp16), not only past one wave
- *   (ms_cu_ring_mode -1, the host's rule). A one-wave K2or scan of bf16 keeps 2 groups of 8 bytes a thread in flight
- *   (fp32 twice that), and without the ring ran at half the speed of the ring's (H200, round 29A's stamps: bf16 peaked B=160
- *   at G=3, K2 out 45.5-50.9 us; ring-less one-wave grids lost to round 28B's rule's G=5 grid with the ring at bf16 peaked).
+ * - MS_CU_OR_RING16: K2's cp.async ring in every one-read step of 2-byte logits (bf16 / fp16) whose chunks hold at
+ *   least MS_CU_OR_RING16_MINCHUNK tokens, not only past one wave (ms_cu_ring_mode -1, the host's rule). Without the ring
+ *   a K2or thread of bf16 keeps 2 groups of 8 bytes in flight (fp32: of 16), and the one-wave grids lost to the tail
+ *   wave with the ring (H200, round 29A: bf16 peaked B=160 at G=3 without it 7-8 us slower than G=5 with it, K2's
+ *   blocks ending at 45.5-50.9 us against 21.8-46.6; with it 0.5 us faster).
  * - MS_CU_OR_ONEWAVE_CHUNK16: the one-wave rule's chunk bound for 2-byte logits (with the ring, 65536: V=151936
  *   B=106..176, V=262144 B=67..132).
  * - MS_CU_OR_ONEWAVE_LOAD: past MS_CU_OR_ONEWAVE_CHUNK (up to MS_CU_OR_CHUNKMAX) the one-wave G only where its busiest
  *   multiprocessor has fewer tokens (ceil(n g / SMs) chunks of its size) than with ms_cu_grid's G: top-p alone is
- *   compute-bound in K2's histogram pass and K3, which follow that count (V=151936 fp32 G=3: B=133..158 lost 5-8 us, 6
+ *   compute-bound in K2's histogram pass and K3, which follow that count (V=151936 fp32 G=3: B=133 / 144 lost 5-8 us, 6
  *   chunks of 30392 against 4 of 50648; B=159..176 gained, 7 against 4). V=151936: B=159..176 (3 chunks); V=262144:
  *   B=83..88 (6), 100..105 (5). */
 #ifdef MS_CU_OR_R29
 #  ifndef MS_CU_OR_RING16
 #    define MS_CU_OR_RING16 1
+#  endif
+#  ifndef MS_CU_OR_RING16_MINCHUNK
+#    define MS_CU_OR_RING16_MINCHUNK 16384
 #  endif
 #  ifndef MS_CU_OR_ONEWAVE_CHUNK16
 #    define MS_CU_OR_ONEWAVE_CHUNK16 65536
@@ -6397,6 +6401,12 @@ static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
 #endif
 #ifndef MS_CU_OR_RING16
 #  define MS_CU_OR_RING16 0
+#endif
+/* MS_CU_OR_RING16's smallest chunk (tokens): round 29A's call 2 measured the ring at bf16 B=32 (G=16, 9496-token chunks)
+ * 0.8 us slower on flat rows (peaked -0.2), and from B=64 (18992) faster; 16384: V=151936 from B=53 (not run: N, the
+ * binary measured, had no bound; below it the rule keeps the default's launch, D's numbers) */
+#ifndef MS_CU_OR_RING16_MINCHUNK
+#  define MS_CU_OR_RING16_MINCHUNK 0
 #endif
 #ifndef MS_CU_OR_ONEWAVE_CHUNK16
 #  define MS_CU_OR_ONEWAVE_CHUNK16 MS_CU_OR_ONEWAVE_CHUNK
@@ -6705,7 +6715,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifndef MS_CU_NO_RING
 #  ifdef MS_CU_ONEREAD
     /* round 29A (MS_CU_OR_RING16, off by default): the host's rule takes the ring in every one-read step of 2-byte logits */
-    const bool ring16 = ms_cu_or_ring16 && a.oneread && a.elem == 2;
+    const bool ring16 = ms_cu_or_ring16 && a.oneread && a.elem == 2 &&
+                        (((a.V + a.G - 1) / a.G + 7) & ~7) >= (int32_t)(MS_CU_OR_RING16_MINCHUNK);
 #  else
     const bool ring16 = false;
 #  endif
