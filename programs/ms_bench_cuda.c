@@ -176,6 +176,9 @@ int32_t ms__cuda_orwaves(int32_t q);
 /* MS_BENCH_ORG=G[,w] (round 28B): the one-read steps' chunks a row set directly (ms__cuda_org; 0: the default's grid)
  * and its rule MS_CU_OR_ONEWAVE (w 0: off, 1: on) */
 int32_t ms__cuda_org(int32_t G, int32_t onewave);
+/* MS_BENCH_ORW=c,c16,load,ring16 (round 29A): the one-wave rule's chunk bounds for 4- and 2-byte logits, its load test and
+ * K2's ring in 2-byte one-read steps (ms__cuda_orw; -1 the build's, -2 or left out: unchanged) */
+int ms__cuda_orw(int32_t chunk, int32_t chunk16, int32_t load, int32_t ring16);
 int ms__cuda_ring(int mode, uint64_t out[2]);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
@@ -282,6 +285,16 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     if (getenv("MS_BENCH_ORG")) {
         const char *e = getenv("MS_BENCH_ORG"), *cm = strchr(e, ',');
         (void)ms__cuda_org((int32_t)atoi(e), cm ? (int32_t)atoi(cm + 1) : -2);
+    }
+    if (getenv("MS_BENCH_ORW")) {
+        int32_t w[4] = {-2, -2, -2, -2};
+        const char *e = getenv("MS_BENCH_ORW");
+        for (int i = 0; i < 4 && e && *e; i++) {
+            w[i] = (int32_t)atoi(e);
+            e = strchr(e, ',');
+            if (e) e++;
+        }
+        (void)ms__cuda_orw(w[0], w[1], w[2], w[3]);
     }
     if (getenv("MS_BENCH_RING")) (void)ms__cuda_ring((int)atoi(getenv("MS_BENCH_RING")), NULL);
     if (getenv("MS_BENCH_ORFEW")) {

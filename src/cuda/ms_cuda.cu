@@ -6371,6 +6371,52 @@ static int32_t ms_cu_or_g = 0;
 #  define MS_CU_OR_ONEWAVE_CHUNK 40960
 #endif
 static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
+/* Round 29A (-DMS_CU_OR_R29=1 turns on the three below; each can be set alone; host only, off by default): the one-wave
+ * rule per dtype and K2's ring in 2-byte one-read steps.
+ * - MS_CU_OR_RING16: K2's cp.async ring in every one-read step of 2-byte logits (bf16 / fp16) whose chunks hold at
+ *   least MS_CU_OR_RING16_MINCHUNK tokens, not only past one wave (ms_cu_ring_mode -1, the host's rule). Without the ring
+ *   a K2or thread of bf16 keeps 2 groups of 8 bytes in flight (fp32: of 16), and the one-wave grids lost to the tail
+ *   wave with the ring (H200, round 29A: bf16 peaked B=160 at G=3 without it 7-8 us slower than G=5 with it, K2's
+ *   blocks ending at 45.5-50.9 us against 21.8-46.6; with it 0.5 us faster).
+ * - MS_CU_OR_ONEWAVE_CHUNK16: the one-wave rule's chunk bound for 2-byte logits (with the ring, 65536: V=151936
+ *   B=106..176, V=262144 B=67..132).
+ * - MS_CU_OR_ONEWAVE_LOAD: past MS_CU_OR_ONEWAVE_CHUNK (up to MS_CU_OR_CHUNKMAX) the one-wave G only where its busiest
+ *   multiprocessor has fewer tokens (ceil(n g / SMs) chunks of its size) than with ms_cu_grid's G: top-p alone is
+ *   compute-bound in K2's histogram pass and K3, which follow that count (V=151936 fp32 G=3: B=133 / 144 lost 5-8 us, 6
+ *   chunks of 30392 against 4 of 50648; B=159..176 gained, 7 against 4). V=151936: B=159..176 (3 chunks); V=262144:
+ *   B=83..88 (6), 100..105 (5). */
+#ifdef MS_CU_OR_R29
+#  ifndef MS_CU_OR_RING16
+#    define MS_CU_OR_RING16 1
+#  endif
+#  ifndef MS_CU_OR_RING16_MINCHUNK
+#    define MS_CU_OR_RING16_MINCHUNK 16384
+#  endif
+#  ifndef MS_CU_OR_ONEWAVE_CHUNK16
+#    define MS_CU_OR_ONEWAVE_CHUNK16 65536
+#  endif
+#  ifndef MS_CU_OR_ONEWAVE_LOAD
+#    define MS_CU_OR_ONEWAVE_LOAD 1
+#  endif
+#endif
+#ifndef MS_CU_OR_RING16
+#  define MS_CU_OR_RING16 0
+#endif
+/* MS_CU_OR_RING16's smallest chunk (tokens): round 29A's call 2 measured the ring at bf16 B=32 (G=16, 9496-token chunks)
+ * 0.8 us slower on flat rows (peaked -0.2), and from B=64 (18992) faster; 16384: V=151936 from B=53 (not run: N, the
+ * binary measured, had no bound; below it the rule keeps the default's launch, D's numbers) */
+#ifndef MS_CU_OR_RING16_MINCHUNK
+#  define MS_CU_OR_RING16_MINCHUNK 0
+#endif
+#ifndef MS_CU_OR_ONEWAVE_CHUNK16
+#  define MS_CU_OR_ONEWAVE_CHUNK16 MS_CU_OR_ONEWAVE_CHUNK
+#endif
+#ifndef MS_CU_OR_ONEWAVE_LOAD
+#  define MS_CU_OR_ONEWAVE_LOAD 0
+#endif
+/* run-time copies (ms__cuda_orw, the bench's MS_BENCH_ORW: measurements) */
+static int32_t ms_cu_ow_chunk = MS_CU_OR_ONEWAVE_CHUNK, ms_cu_ow_chunk16 = MS_CU_OR_ONEWAVE_CHUNK16;
+static int32_t ms_cu_ow_load = MS_CU_OR_ONEWAVE_LOAD, ms_cu_or_ring16 = MS_CU_OR_RING16;
 #endif
 /* Round 28B: the largest chunk (tokens) a one-read step's grid may take below ms_cu_grid's 32768-token bound (that bound
  * keeps flat rows' min-p survivors within K2's stage; an overflow re-reads the chunk, exact). The kernels' own limit is
@@ -6382,6 +6428,7 @@ static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
 #endif
 static_assert(MS_CU_OR_CHUNKMAX >= 32768 && MS_CU_OR_CHUNKMAX <= 65536, "K2's 16-bit mass parts: chunks of at most 2^16 tokens");
 static_assert(MS_CU_OR_ONEWAVE_CHUNK <= MS_CU_OR_CHUNKMAX && MS_CU_OR_ONEWAVE_CHUNK <= MS_CU_SEGW_CHUNK, "the one-wave rule's chunks within K2's and the segment walk's bounds");
+static_assert(MS_CU_OR_ONEWAVE_CHUNK16 <= MS_CU_OR_CHUNKMAX && MS_CU_OR_ONEWAVE_CHUNK16 <= MS_CU_SEGW_CHUNK, "round 29A: the 2-byte bound likewise");
 #ifdef MS_CU_OR_FEW
 static int32_t ms_cu_orfew_chunk = MS_CU_OR_FEWCHUNK, ms_cu_orfew_b = MS_CU_OR_FEWB; /* round 23A (ms__cuda_orfew) */
 static int32_t ms_cu_orfew_warm = 1; /* round 23A: K4's warm-up pass in every few-chunk step (B=2 and 3 too) */
@@ -6483,7 +6530,12 @@ static int64_t ms_cu_or_bound(int32_t V, int64_t g) {
     if (g < least) g = least;
     return g < 1 ? 1 : g;
 }
-static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
+/* Round 29A: the most tokens a multiprocessor scans with g chunks a row (ceil(n g / SMs) blocks of g's chunk) */
+static int64_t ms_cu_or_smload(int sm_count, int32_t n, int32_t V, int64_t g) {
+    const int64_t chunk = (((int64_t)V + g - 1) / g + 7) & ~(int64_t)7;
+    return ((int64_t)n * g + sm_count - 1) / sm_count * chunk;
+}
+static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G, int elem) {
     int64_t g2 = G;
     if (ms_cu_or_onewave && ms_cu_or_waveq <= 4 && ms_cu_or_g <= 0) {
         /* Round 28B (MS_CU_OR_ONEWAVE, on): where ms_cu_grid's G exceeds its one wave (4 blocks a multiprocessor) only
@@ -6495,7 +6547,13 @@ static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G) {
         const int64_t wave = (int64_t)sm_count * 4;
         if ((int64_t)n * G > wave) {
             const int64_t g1 = wave / (int64_t)n;
-            if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_ONEWAVE_CHUNK - 1) / MS_CU_OR_ONEWAVE_CHUNK)
+            /* round 29A: the bound per dtype (ms_cu_ow_chunk16 for 2-byte logits; both MS_CU_OR_ONEWAVE_CHUNK by default) */
+            const int64_t cb = elem == 2 ? ms_cu_ow_chunk16 : ms_cu_ow_chunk;
+            if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + cb - 1) / cb) return (int32_t)g1;
+            /* round 29A (MS_CU_OR_ONEWAVE_LOAD, off by default): larger chunks, up to MS_CU_OR_CHUNKMAX, where the busiest
+             * multiprocessor scans fewer tokens than with G */
+            if (ms_cu_ow_load && g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX &&
+                ms_cu_or_smload(sm_count, n, V, g1) < ms_cu_or_smload(sm_count, n, V, G))
                 return (int32_t)g1;
         }
         return G;
@@ -6606,7 +6664,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (a.oneread) {
             /* Round 28B's one-wave rule (on), round 27A's -DMS_CU_OR_WAVEQ=q (more, smaller chunks; measured slower at
              * B=32..96) and round 28B's G set directly (knobs, off by default). The ring follows the blocks. */
-            const int32_t g2 = ms_cu_or_grid(st->sm_count, n, V, a.G);
+            const int32_t g2 = ms_cu_or_grid(st->sm_count, n, V, a.G, a.elem);
             if (g2 != a.G) (void)ms_cu_set_grid(a, st, n, g2, p);
         }
 #endif
@@ -6655,7 +6713,15 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     static_assert(MS_CU_K4L_CAP >= 4 * MS_CU_WARP_N + 1 && MS_CU_K4L_CAP <= MS_CU_CAND, "K4L's finish scratch after the list");
 #endif
 #ifndef MS_CU_NO_RING
-    const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB : ms_cu_ring_mode > 0;
+#  ifdef MS_CU_ONEREAD
+    /* round 29A (MS_CU_OR_RING16, off by default): the host's rule takes the ring in every one-read step of 2-byte logits */
+    const bool ring16 = ms_cu_or_ring16 && a.oneread && a.elem == 2 &&
+                        (((a.V + a.G - 1) / a.G + 7) & ~7) >= (int32_t)(MS_CU_OR_RING16_MINCHUNK);
+#  else
+    const bool ring16 = false;
+#  endif
+    const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB || ring16
+                                          : ms_cu_ring_mode > 0;
     if (ring) k2 = ms_cu_k2<false, true>;
 #endif
 #ifdef MS_CU_ONEREAD
@@ -7147,6 +7213,26 @@ extern "C" int32_t ms__cuda_org(int32_t G, int32_t onewave) {
     return ms_cu_or_g;
 #else
     (void)G, (void)onewave;
+    return 0;
+#endif
+}
+
+/* Round 29A's knobs (measurements): the one-wave rule's chunk bound for 4-byte and 2-byte logits (tokens; -1: the build's),
+ * its load test past the bound (MS_CU_OR_ONEWAVE_LOAD: 0 off, 1 on, -1 the build's) and K2's ring in 2-byte one-read
+ * steps (MS_CU_OR_RING16: likewise); -2 leaves one unchanged. Returns 1 with the one-read path built, else 0. */
+extern "C" int ms__cuda_orw(int32_t chunk, int32_t chunk16, int32_t load, int32_t ring16) {
+#ifdef MS_CU_ONEREAD
+    if (chunk == -1) ms_cu_ow_chunk = MS_CU_OR_ONEWAVE_CHUNK;
+    else if (chunk >= 8192 && chunk <= MS_CU_OR_CHUNKMAX && chunk <= MS_CU_SEGW_CHUNK) ms_cu_ow_chunk = chunk;
+    if (chunk16 == -1) ms_cu_ow_chunk16 = MS_CU_OR_ONEWAVE_CHUNK16;
+    else if (chunk16 >= 8192 && chunk16 <= MS_CU_OR_CHUNKMAX && chunk16 <= MS_CU_SEGW_CHUNK) ms_cu_ow_chunk16 = chunk16;
+    if (load == -1) ms_cu_ow_load = MS_CU_OR_ONEWAVE_LOAD;
+    else if (load == 0 || load == 1) ms_cu_ow_load = load;
+    if (ring16 == -1) ms_cu_or_ring16 = MS_CU_OR_RING16;
+    else if (ring16 == 0 || ring16 == 1) ms_cu_or_ring16 = ring16;
+    return 1;
+#else
+    (void)chunk, (void)chunk16, (void)load, (void)ring16;
     return 0;
 #endif
 }

@@ -76,6 +76,11 @@ int32_t ms__cuda_orwaves(int32_t q);
  * one-wave rule MS_CU_OR_ONEWAVE (onewave 0: off, 1: on, -1: the build's, -2: unchanged); read at launch, on the host.
  * Returns the G in force, 0 without the one-read path. */
 int32_t ms__cuda_org(int32_t G, int32_t onewave);
+/* Measurements (round 29A): the one-wave rule's chunk bound for 4-byte and 2-byte logits (tokens; -1: the build's
+ * MS_CU_OR_ONEWAVE_CHUNK / _CHUNK16), its load test past the bound (0 off, 1 on, -1 the build's MS_CU_OR_ONEWAVE_LOAD)
+ * and K2's ring in every 2-byte one-read step (0, 1, -1: MS_CU_OR_RING16); -2 leaves one unchanged; read at launch, on
+ * the host. Returns 1 with the one-read path built, else 0. */
+int ms__cuda_orw(int32_t chunk, int32_t chunk16, int32_t load, int32_t ring16);
 /* Tests only (round 15A): K2's scans through the cp.async ring: mode -1 the host's rule (grids past one wave), 0 off,
  * 1 on in every step, -2 unchanged. With out (not NULL), counted since the process started once a counter hook was
  * called: K2 blocks whose scan ran through it, lite out[0] and one-read out[1]. Returns 1 when the ring is built,
