@@ -4991,7 +4991,11 @@ static_assert(MS_CU_CAND + 5 * MS_CU_PW_AREA <= MS_CU_K4_DYN / 8, "the dry group
 #else
 #  define MS_CU_FU(OR) false
 #endif
+#ifdef MS_CU_K4_FUSE
 template <bool WP = false, bool FU = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW); FU: round 29C */
+#else
+template <bool WP = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW) */
+#endif
 __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                  const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
                                  uint64_t dbits, bool dry = false /* dry: round 16B's warm-up, no output */
