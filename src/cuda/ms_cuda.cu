@@ -4985,7 +4985,9 @@ static_assert(MS_CU_CAND + 5 * MS_CU_PW_AREA <= MS_CU_K4_DYN / 8, "the dry group
  * functions on the same shared values in every warp (warp-level integer sums), so the same verdicts; each warp's two
  * ballots give every thread the kept set as a 64-bit mask, so pass 2 adds T[j].q where bit j is set instead of the
  * masses warp 0 wrote back (0 for the dropped: the same sums), with no barrier between. Peaked B=64: the entries and
- * the kept total's two barriers and their shared round trips leave the chain after the list. */
+ * the kept total's two barriers and their shared round trips leave the chain after the list. Measured (round 29C,
+ * docs/cuda.md): exact (6 CUDA tests, bench tokens), but 0.3-2.1 us a step slower at B=32..128 (each half alone too:
+ * -DMS_CU_K4_FUSE_NOLD, -DMS_CU_K4_FUSE_NOFIN), level at B=256 (the loads alone 0.8-1.0 faster there): off. */
 #if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOFIN) /* -DMS_CU_K4_FUSE_NOFIN: round 29C's loads alone (below) */
 #  define MS_CU_FU(OR) (OR)
 #else
