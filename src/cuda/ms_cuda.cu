@@ -4975,10 +4975,36 @@ static_assert(MS_CU_CAND + 5 * MS_CU_PW_AREA <= MS_CU_K4_DYN / 8, "the dry group
 #else
 #  define MS_CU_PW(OR, CAP) false
 #endif
+/* Round 29C (-DMS_CU_K4_FUSE, off): in ms_cu_k4<true>, K4L and K4R (the one-read steps' kernels: FU below) the finish
+ * takes fewer dependent steps. (1) ft: the list (a one-read row's: ms_cu_k4_list has each candidate's mass from the
+ * min-p test's ms_cu_from_y) or round 21B's trim (ms_cu_k4_rtrim) already wrote the finish's entries T (key, id, mass:
+ * the same ms_cu_from_y on the same key, id and c as the entries phase below), before the barrier that ends it, for
+ * every listed position below MS_CU_WARP_N; so no entries phase and no barrier (when the radix trim ran, ft is false: it
+ * moved the list through the same scratch). (2) After pass 1's barrier every warp (not warp 0 alone) applies the
+ * filters and the floor to the 64 entries (two a lane) and computes the kept total and the target itself: the same
+ * functions on the same shared values in every warp (warp-level integer sums), so the same verdicts; each warp's two
+ * ballots give every thread the kept set as a 64-bit mask, so pass 2 adds T[j].q where bit j is set instead of the
+ * masses warp 0 wrote back (0 for the dropped: the same sums), with no barrier between. Peaked B=64: the entries and
+ * the kept total's two barriers and their shared round trips leave the chain after the list. Measured (round 29C,
+ * docs/cuda.md): exact (6 CUDA tests, bench tokens), but 0.3-2.1 us a step slower at B=32..128 (each half alone too:
+ * -DMS_CU_K4_FUSE_NOLD, -DMS_CU_K4_FUSE_NOFIN), level at B=256 (the loads alone 0.8-1.0 faster there): off. */
+#if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOFIN) /* -DMS_CU_K4_FUSE_NOFIN: round 29C's loads alone (below) */
+#  define MS_CU_FU(OR) (OR)
+#else
+#  define MS_CU_FU(OR) false
+#endif
+#ifdef MS_CU_K4_FUSE
+template <bool WP = false, bool FU = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW); FU: round 29C */
+#else
 template <bool WP = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW) */
+#endif
 __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
                                  const unsigned long long *cand, int32_t n, uint64_t m0, unsigned long long *sh,
-                                 uint64_t dbits, bool dry = false) { /* dry: round 16B's warm-up, no output */
+                                 uint64_t dbits, bool dry = false /* dry: round 16B's warm-up, no output */
+#ifdef MS_CU_K4_FUSE
+                                 , bool ft = false /* round 29C: T already written (above) */
+#endif
+                                 ) {
     const unsigned FULL = 0xffffffffu;
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
     /* round 21C: pw, this warp runs only its phase rg (0..3: A..D, warps 4-5, 6-13, 14, 15), on its own copy, with
@@ -5001,6 +5027,71 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     int32_t *Csh = (int32_t *)(sh + 3 * MS_CU_WARP_N);
     __shared__ unsigned long long fin_tgt;
     __shared__ int fin_go;
+#if defined(MS_CU_K4_FUSE) && defined(MS_CU_K4_FUSE_W)
+    /* Round 29C (-DMS_CU_K4_FUSE_W=n, with MS_CU_K4_FUSE): where T is written and n is at most MS_CU_K4_FUSE_W (peaked
+     * rows list ~1-25), warp 0 alone finishes as ms_cu_k4_warp2 does (its passes over the list by broadcast reads, the
+     * same filters, floor, total and target), on T instead of making it, and with the kept set as a mask (above) instead
+     * of masses written back: no block barrier after the list's; the other warps go to the kernel's end. */
+    static_assert((MS_CU_K4_FUSE_W) <= MS_CU_WARP_N, "two entries a lane");
+    if (FU && ft && n <= (MS_CU_K4_FUSE_W)) {
+        if (t >= 32) return;
+        uint32_t k[2];
+        int32_t id[2], cn[2] = {0, 0};
+        uint64_t q[2], Ab[2] = {0, 0};
+        bool v[2], kp[2], sp[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int x = lane + 32 * h;
+            v[h] = x < n;
+            const ms_cu_pe e = v[h] ? T[x] : ms_cu_pe{0u, 0, 0ull};
+            k[h] = e.key;
+            id[h] = e.id;
+            q[h] = e.q;
+            kp[h] = v[h];
+        }
+#pragma unroll 4
+        for (int32_t j = 0; j < n; j++) { /* pass 1: how many, and how much mass, strictly above each */
+            const ms_cu_pe e = T[j];
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const bool gt = e.key > k[h];
+                cn[h] += gt;
+                Ab[h] += gt ? e.q : 0;
+            }
+        }
+        if (!dry) ms_cu_stamp_f(13);
+        ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
+        if (!dry) ms_cu_stamp_f(14);
+        bool floor_on;
+        const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
+        const bool ke0 = kp[0] && !(floor_on && sp[0]), ke1 = kp[1] && !(floor_on && sp[1]);
+        const unsigned long long kmask =
+            (unsigned long long)__ballot_sync(FULL, ke0) | ((unsigned long long)__ballot_sync(FULL, ke1) << 32);
+        if (!dry) ms_cu_stamp_f(15);
+        if (total == 0) {
+            if (lane == 0 && !dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+            return;
+        }
+        const uint64_t target = ms__draw_target(dbits, total);
+        uint64_t P[2] = {0, 0};
+#pragma unroll 4
+        for (int32_t j = 0; j < n; j++) { /* pass 2: the drawn mass of the smaller kept ids */
+            const ms_cu_pe e = T[j];
+            const bool kj = (kmask >> j) & 1ull;
+#pragma unroll
+            for (int h = 0; h < 2; h++) P[h] += (kj && e.id < id[h]) ? e.q : 0;
+        }
+        const uint64_t eq0 = ke0 ? q[0] : 0, eq1 = ke1 ? q[1] : 0;
+        const bool hit0 = eq0 > 0 && P[0] <= target && target - P[0] < eq0;
+        const bool hit1 = eq1 > 0 && P[1] <= target && target - P[1] < eq1;
+        const unsigned bal = __ballot_sync(FULL, hit0 || hit1);
+        if (lane == __ffs(bal) - 1 && !dry) ms_cu_out(a, r, hit0 ? id[0] : id[1], MS_ROW_OK);
+        return;
+    }
+#endif
+#ifdef MS_CU_K4_FUSE
+    if (!(FU && ft)) { /* round 29C: else T is written (the list's or the trim's barrier ordered it) */
+#endif
     if ((!pw || rg == 0) && t < n) {
         const unsigned long long e = cand[t];
         ms_cu_pe p;
@@ -5010,6 +5101,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         T[t] = p;
     }
     if (!pw) __syncthreads();
+#ifdef MS_CU_K4_FUSE
+    }
+#endif
     if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
@@ -5036,6 +5130,52 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     } /* round 21C: phase B */
     if (!pw) __syncthreads();
     if (!dry) ms_cu_stamp_f(13);
+#ifdef MS_CU_K4_FUSE
+    if (FU) { /* round 29C: every warp decides (above); never with round 21C's pass (WP false where FU) */
+        static_assert(!(FU && WP), "round 29C's finish is not the grouped warm-up's");
+        int32_t id[2], cn[2];
+        uint64_t q[2], Ab[2];
+        bool v[2], kp[2], sp[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int x = lane + 32 * h;
+            v[h] = x < n;
+            id[h] = v[h] ? T[x].id : 0;
+            q[h] = v[h] ? T[x].q : 0;
+            cn[h] = v[h] ? Csh[x] : 0;
+            Ab[h] = v[h] ? Ash[x] : 0;
+            kp[h] = v[h];
+        }
+        ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
+        if (!dry) ms_cu_stamp_f(14);
+        bool floor_on;
+        const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
+        /* the kept set (eq > 0 or a kept zero mass: the same sums), entries 0..31 and 32..63 */
+        const unsigned long long kmask =
+            (unsigned long long)__ballot_sync(FULL, kp[0] && !(floor_on && sp[0])) |
+            ((unsigned long long)__ballot_sync(FULL, kp[1] && !(floor_on && sp[1])) << 32);
+        if (!dry) ms_cu_stamp_f(15);
+        if (total == 0) {
+            if (t == 0 && !dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+            return;
+        }
+        const uint64_t target = ms__draw_target(dbits, total);
+        const int32_t idi = i < n ? T[i].id : 0;
+        unsigned long long P = 0;
+#pragma unroll 4
+        for (int32_t j = s; j < n; j += 8) {
+            const ms_cu_pe e = T[j];
+            P += (e.id < idi && ((kmask >> j) & 1ull)) ? e.q : 0;
+        }
+#pragma unroll
+        for (int o = 1; o < 8; o <<= 1) P += __shfl_xor_sync(FULL, P, o);
+        if (s == 0 && i < n) {
+            const uint64_t qi = ((kmask >> i) & 1ull) ? T[i].q : 0;
+            if (qi > 0 && P <= target && target - P < qi && !dry) ms_cu_out(a, r, idi, MS_ROW_OK);
+        }
+        return;
+    }
+#endif
     if ((!pw || rg == 2) && t < 32) { /* the filters and the floor, as ms_cu_k4_warp2 */
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
@@ -5095,7 +5235,11 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
-                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false) {
+                                              unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
+#ifdef MS_CU_K4_FUSE
+                                              , int32_t npre = PF, ms_cu_pe *fT = nullptr
+#endif
+                                              ) {
     const int lane = threadIdx.x & 31;
 #ifdef MS_CU_K4_LIST1
     /* Round 17B (MS_CU_K4_LIST1, on with MS_CU_K4_R17_LITE since the twelfth session's final call): the PF preloaded rounds at once: every flag first (the bins' tests and,
@@ -5136,19 +5280,46 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 #pragma unroll
         for (int u = 0; u < PF; u++)
             if (j == u) v = pre[u];
+#ifdef MS_CU_K4_FUSE
+        if (j >= npre && i < n_all) v = g[i]; /* round 29C: npre (<= PF) speculative loads were issued */
+        uint64_t fq = 0;
+#else
         if (j >= PF && i < n_all) v = g[i];
+#endif
         bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
                   (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
 #ifdef MS_CU_ONEREAD
         /* round 13: K2 listed its chunk's top k' of C (min-p from the chunk's max): min-p's exact test from
          * the true m keeps those of S0 (ms_cu_from_y, as every other path decides it) */
+#  ifdef MS_CU_K4_FUSE
+        if (OR && orow && in) { /* round 29C: the same call; its mass kept for the finish's entry */
+            const ms_cu_elem e = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v);
+            in = e.s0;
+            fq = e.q;
+        }
+#  else
         if (OR && orow && in) in = ms_cu_from_y(c, ms_cu_unkey((uint32_t)(v >> 32)), (int32_t)(uint32_t)v).s0;
+#  endif
 #endif
         const unsigned bal = __ballot_sync(0xffffffffu, in);
         int32_t base = 0;
         if (lane == 0 && bal) base = atomicAdd(n_sh, __popc(bal));
         base = __shfl_sync(0xffffffffu, base, 0);
+#ifdef MS_CU_K4_FUSE
+        if (in) {
+            const int32_t pos = base + __popc(bal & ((1u << lane) - 1));
+            cand_sh[pos] = v;
+            if (OR && orow && fT != nullptr && pos < MS_CU_WARP_N) { /* round 29C: the finish's entry, as ms_cu_k4_fin_blk makes it */
+                ms_cu_pe p;
+                p.key = (uint32_t)(v >> 32);
+                p.id = (int32_t)(uint32_t)v;
+                p.q = fq;
+                fT[pos] = p;
+            }
+        }
+#else
         if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
+#endif
     }
 }
 
@@ -5259,7 +5430,11 @@ __device__ __forceinline__ int32_t ms_cu_k4_trim(unsigned long long *cand_sh, in
  * it returns -1 and the caller runs ms_cu_k4_trim as before (S.cnt is then rezeroed after that one's first barrier).
  * Only rows of the default order with top-k (f.k == kk), a finite m, more than 64 listed and at most 2 x blockDim.x. */
 __device__ __forceinline__ int32_t ms_cu_k4_rtrim(unsigned long long *cand_sh, int32_t n, int32_t kk, const ms_cu_row &c,
-                                                  float lscale, ms_cu_k4sh &S) {
+                                                  float lscale, ms_cu_k4sh &S
+#ifdef MS_CU_K4_FUSE
+                                                  , ms_cu_pe *fT = nullptr /* round 29C: the finish's entries too */
+#endif
+                                                  ) {
     __shared__ int32_t rt_n;
     const unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -5311,7 +5486,21 @@ __device__ __forceinline__ int32_t ms_cu_k4_rtrim(unsigned long long *cand_sh, i
         int32_t base = 0;
         if (lane == 0 && kb) base = atomicAdd(&rt_n, __popc(kb));
         base = __shfl_sync(FULL, base, 0);
+#ifdef MS_CU_K4_FUSE
+        if (keep) {
+            const int32_t pos = base + __popc(kb & ((1u << lane) - 1)); /* < cnt <= MS_CU_WARP_N */
+            cand_sh[pos] = v[u];
+            if (fT != nullptr) { /* round 29C: the finish's entry, as ms_cu_k4_fin_blk makes it (c.m final here) */
+                ms_cu_pe p;
+                p.key = (uint32_t)(v[u] >> 32);
+                p.id = (int32_t)(uint32_t)v[u];
+                p.q = ms_cu_from_y(c, ms_cu_unkey(p.key), p.id).q;
+                fT[pos] = p;
+            }
+        }
+#else
         if (keep) cand_sh[base + __popc(kb & ((1u << lane) - 1))] = v[u];
+#endif
     }
     __syncthreads();
     ms_cu_stamp(35);
@@ -5438,6 +5627,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
     int32_t n = MS_CU_WARP_N; /* round 21C: the dry finish groups' fake list */
+#ifdef MS_CU_K4_FUSE
+    uint64_t m0e = 0; /* round 29C: a one-read row's m0, loaded with its stats */
+    ms_cu_pe *const fT = reinterpret_cast<ms_cu_pe *>(cand_sh + CAP); /* the finish's entries (ms_cu_k4_fin_blk's T) */
+    bool ft = false; /* T written by the list or the trim (ms_cu_k4_fin_blk) */
+#endif
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
     /* Round 21C (-DMS_CU_K4_PWARM): the grouped warm-up (above ms_cu_k4_fin_blk). Every thread first fills the four
      * finish groups' copies (64 entries of the fake row's key 0x80000000, ids 0..63, mass 2^40, counts and masses
@@ -5470,6 +5664,16 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     static_assert(PF <= MS_CU_K4_PF, "the warm-up's candidates cover the speculative loads");
     unsigned long long pre[PF];
     uint32_t mk, cand_n, bound, hb[8];
+#ifdef MS_CU_K4_FUSE
+    /* round 29C: a one-read row's speculative rounds (>= 1, <= PF: see the loads below), block-uniform */
+    int32_t npre = PF;
+#  ifndef MS_CU_K4_FUSE_NOLD
+    if (oneread && !dry) { /* G <= 528, kk <= MS_CU_CAND: 32 bits */
+        const uint32_t want = ((uint32_t)a.G * (uint32_t)kk + MS_CU_T4 - 1) / MS_CU_T4;
+        npre = want < 1u ? 1 : want > (uint32_t)PF ? PF : (int32_t)want;
+    }
+#  endif
+#endif
 #ifdef MS_CU_K4_EARLYLD
   if (MS_CU_R17(OR)) {
     const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
@@ -5492,6 +5696,26 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                  : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
     asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
+  } else
+#endif
+#if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOLD) /* -DMS_CU_K4_FUSE_NOLD: round 29C's finish alone */
+  /* Round 29C (-DMS_CU_K4_FUSE): a one-read row's loads after the wait, issued together before any branch (volatile:
+   * ptxas does not sink them, as round 17B's EARLYLD): the stats' first 16 bytes, m0 (the finish's, same line), and
+   * npre rounds of the candidates instead of PF: K2or lists at most about G x kk of them (its chunks' top k'; the list
+   * loads any further ones itself); no bins (a one-read row's list never reads them: bmax stays MS_CU_LBINS - 1). */
+  if (oneread && !dry) {
+    uint32_t tk_;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(m0e) : "l"(&st->m0));
+#pragma unroll
+    for (int j = 0; j < PF; j++) {
+        pre[j] = 0;
+        if (j < npre) asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+    }
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = 0;
   } else
 #endif
   {
@@ -5534,7 +5758,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
 #endif
     for (;;) {
-            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread);
+            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
+#ifdef MS_CU_K4_FUSE
+                                                 , npre, MS_CU_FU(OR) ? fT : nullptr
+#endif
+                                                 );
 #ifdef MS_CU_STAMPS_LIST
         ms_cu_stamp_l(14);
 #endif
@@ -5553,6 +5781,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         __syncthreads();
     }
     if (!dry) ms_cu_stamp(11);
+#ifdef MS_CU_K4_FUSE
+    ft = MS_CU_FU(OR) && oneread && n <= MS_CU_WARP_N; /* round 29C: the list wrote every entry's T (block-uniform) */
+#endif
 #ifdef MS_CU_K4_RTRIM
     bool
 #else
@@ -5580,13 +5811,23 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
 #ifdef MS_CU_K4_RTRIM
     if (trim && rt) { /* round 21B: n <= n_all <= 2 x blockDim.x */
-        const int32_t n1 = ms_cu_k4_rtrim(cand_sh, n, kk, c, lscale_pre, S);
+        const int32_t n1 = ms_cu_k4_rtrim(cand_sh, n, kk, c, lscale_pre, S
+#ifdef MS_CU_K4_FUSE
+                                          , MS_CU_FU(OR) ? fT : nullptr
+#endif
+                                          );
         if (n1 >= 0) {
             n = n1;
             trim = false;
+#ifdef MS_CU_K4_FUSE
+            ft = MS_CU_FU(OR); /* round 29C: the trim wrote every kept entry's T */
+#endif
             ms_cu_stamp(22);
         }
     }
+#endif
+#ifdef MS_CU_K4_FUSE
+    if (trim) ft = false; /* round 29C: the radix trim moves the list through T's scratch */
 #endif
     if (trim) n = ms_cu_k4_trim<
 #ifdef MS_CU_STAMPS
@@ -5607,7 +5848,17 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     } /* round 21C: the list */
 #endif
     if (n <= MS_CU_WARP_N) {
+#ifdef MS_CU_K4_FUSE
+        ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP), MS_CU_FU(OR)>(a, r, c, f, cand_sh, n,
+#  ifndef MS_CU_K4_FUSE_NOLD
+                                                               (oneread && !dry) ? m0e : st->m0, /* round 29C: loaded with the stats */
+#  else
+                                                               st->m0,
+#  endif
+                                                               cand_sh + CAP, dbits, dry, ft);
+#else
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
+#endif
         if (!dry) ms_cu_stamp(12);
         return true;
     }
