@@ -311,6 +311,17 @@
 #  ifndef MS_CU_OR_DYN_BW
 #    define MS_CU_OR_DYN_BW 64 /* the bitmap's words: rows of at most 32 x 64 pieces (V <= 524288 at 256 a piece) */
 #  endif
+/* Round 29B (-DMS_CU_OR_DYN_RT, a measurement knob over round 28A's pieces; ms__cuda_ordyn, the bench's
+ * MS_BENCH_ORDYN): q < 0 the static chunks (round 28A's machinery compiled, not taken); 0 MS_CU_OR_DYN_S pieces a
+ * warp by rule (round 28A); 1..63 the first q / 64 of the row's pieces by rule (S = max(1, floor(P q / 64 / GW))
+ * rounds of GW pieces), the rest from the cursor; >= 64 every piece by rule: a static interleave (warp w of block g
+ * takes pieces 8g + w + k GW), no atomic at all. Read once a block (a global load before the scan). */
+#  ifdef MS_CU_OR_DYN_RT
+__device__ int ms_cu_ordyn_q = 0;
+#    define MS_CU_DYS dyn.S
+#  else
+#    define MS_CU_DYS MS_CU_OR_DYN_S
+#  endif
 #endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
@@ -653,12 +664,19 @@ __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
 __device__ int ms_cu_st_on;
 __device__ unsigned long long ms_cu_st_q[3 * MS_CU_NSTQ + 1]; /* sums, least, largest, rows */
+/* Round 29B: per K2 block (blockIdx.x % MS_CU_NBLK): 0 its entry (event 2), 1 its scan's end (ms_cu_orq_blk, a one-read
+ * row's block: event 16's point), 2 its exit (event 4); its row, chunk and multiprocessor (r << 16 | g << 8 | %smid,
+ * ~0 for blocks of no one-read row) and its staged tokens (rn). Read per step by ms__cuda_stamps_blk. */
+#  define MS_CU_NBLK 4096
+__device__ unsigned long long ms_cu_blk_t[3][MS_CU_NBLK];
+__device__ uint32_t ms_cu_blk_m[MS_CU_NBLK], ms_cu_blk_n[MS_CU_NBLK];
 __device__ __forceinline__ void ms_cu_stamp(int e) {
     if (threadIdx.x == 0 && ms_cu_st_on) {
         unsigned long long t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
         atomicMin(&ms_cu_st_lo[e], t);
         atomicMax(&ms_cu_st_hi[e], t);
+        if (e == 2 || e == 4) ms_cu_blk_t[e == 2 ? 0 : 2][blockIdx.x % MS_CU_NBLK] = t; /* round 29B */
     }
 }
 __device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by one thread a row */
@@ -689,6 +707,19 @@ __device__ __forceinline__ void ms_cu_orq_flush(unsigned long long orq) {
 #  pragma unroll
         for (int i = 0; i < 8; i++)
             if ((orq >> (8 * i)) & 255u) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], (orq >> (8 * i)) & 255u);
+}
+/* Round 29B: thread 0: this block's scan ended (ms_cu_k2_one): its record (ms_cu_blk_t) */
+__device__ __forceinline__ void ms_cu_orq_blk(int32_t r, int32_t g, uint32_t rn) {
+    if (threadIdx.x == 0 && ms_cu_st_on) {
+        unsigned long long t;
+        uint32_t sm;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        const uint32_t b = blockIdx.x % MS_CU_NBLK;
+        ms_cu_blk_t[1][b] = t;
+        ms_cu_blk_m[b] = ((uint32_t)r << 16) | (((uint32_t)g & 255u) << 8) | (sm & 255u);
+        ms_cu_blk_n[b] = rn;
+    }
 }
 __device__ __forceinline__ void ms_cu_orq_block(int i, unsigned long long v) { /* thread 0 */
     if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], v);
@@ -2253,6 +2284,9 @@ struct ms_cu_ordyn {
     uint32_t *pbm;   /* shared: the pieces this block took, a bit each */
     int32_t pw;      /* the block's first piece (g x warps a block); warp w's first is pw + w */
     int32_t GW;      /* pieces a round of the rule (the row's blocks x warps a block) */
+#    ifdef MS_CU_OR_DYN_RT
+    int32_t S;       /* round 29B: rounds of the rule (MS_CU_OR_DYN_S without the knob) */
+#    endif
 };
 template <int NG, bool RG, class P, int DT = -1, bool DY = false> /* DY: round 28A's pieces (MS_CU_OR_DYN) */
 #  else
@@ -2328,7 +2362,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             if (pn * PS < tv) {
                 if (lane == 0) {
                     atomicOr(&dyn.pbm[pn >> 5], 1u << (pn & 31));
-                    if (si >= MS_CU_OR_DYN_S) q = atomicAdd(dyn.cur, 1u); /* the next piece, one ahead */
+                    if (si >= MS_CU_DYS) q = atomicAdd(dyn.cur, 1u); /* the next piece, one ahead */
                 }
                 tb = pn * PS;
             } else {
@@ -2347,12 +2381,12 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             }
             sj = 0;
             const uint32_t qn = __shfl_sync(FULL, q, 0); /* every lane: the loop's increment, warp-converged */
-            if (si < MS_CU_OR_DYN_S) {
+            if (si < MS_CU_DYS) {
                 const int32_t pn = dyn.pw + (wl >> 5) + si * dyn.GW;
                 si++;
                 take(pn);
             } else {
-                take(MS_CU_OR_DYN_S * dyn.GW + (int32_t)qn);
+                take(MS_CU_DYS * dyn.GW + (int32_t)qn);
             }
         };
         for (int32_t t = tb + lane * 4; tb < tv; adv(), t = tb + lane * 4) {
@@ -2708,9 +2742,18 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     __shared__ bool sdy; /* dy for the re-reads, read back after the scan's barriers (not a register across the scan) */
     constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128, nwb = MS_CU_T123 / 32; /* K2's blocks: MS_CU_T123 threads */
     const int32_t Gr = MS_CU_ORG(a), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
+#  ifdef MS_CU_OR_DYN_RT
+    const int dq = ms_cu_ordyn_q; /* round 29B's knob */
+    const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
+                                                           : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
+    const bool dy = dq >= 0 && !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
+                    (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, dS};
+#  else
     const bool dy = !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
                     (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
     const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb};
+#  endif
     for (int i = threadIdx.x; i < MS_CU_OR_DYN_BW; i += blockDim.x) pbm[i] = 0;
     if (threadIdx.x == 0) sdy = dy;
 #endif
@@ -2791,6 +2834,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     if (threadIdx.x == 0 && cnt_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
 #ifdef MS_CU_STAMPS
     ms_cu_orq_sm();
+    ms_cu_orq_blk(r, g, *rn);
     ms_cu_orq_block(8, 1ull);
     ms_cu_orq_block(9, *rn);
     ms_cu_orq_block(11, *rn > (uint32_t)MS_CU_HB ? 1ull : 0ull);
@@ -6950,6 +6994,30 @@ extern "C" int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned lon
 #endif
 }
 
+/* Round 29B: the K2 blocks' records (ms_cu_orq_blk; stamps builds): op 1 clears the rows' words (~0: no record), op 0
+ * reads the first n (<= 4096) blocks' times (t: 3 x n, entry / scan end / exit, ns), words (m) and staged tokens (rn). */
+extern "C" int ms__cuda_stamps_blk(int op, int n, unsigned long long *t, uint32_t *m, uint32_t *rn) {
+#ifdef MS_CU_STAMPS
+    if (n > MS_CU_NBLK) n = MS_CU_NBLK;
+    if (op == 1) {
+        static uint32_t o[MS_CU_NBLK];
+        for (int i = 0; i < MS_CU_NBLK; i++) o[i] = ~0u;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_blk_m, o, sizeof o) == cudaSuccess ? 1 : -1;
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) return -1;
+    for (int k = 0; k < 3; k++)
+        if (cudaMemcpyFromSymbol(t + (size_t)k * n, ms_cu_blk_t, (size_t)n * 8, (size_t)k * MS_CU_NBLK * 8) != cudaSuccess)
+            return -1;
+    return cudaMemcpyFromSymbol(m, ms_cu_blk_m, (size_t)n * 4) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(rn, ms_cu_blk_n, (size_t)n * 4) == cudaSuccess
+               ? 1
+               : -1;
+#else
+    (void)op, (void)n, (void)t, (void)m, (void)rn;
+    return 0;
+#endif
+}
+
 /* Round 17B: K4's row counters (ms_cu_stq): op 1 clears them (sums 0, least all ones, largest 0, rows 0), op 0
  * reads the 3 * 5 + 1 words (sums, least, largest, rows). Counted only while the stamps are armed. */
 extern "C" int ms__cuda_stamps_q(int op, unsigned long long q[16]) {
@@ -7147,6 +7215,17 @@ extern "C" int32_t ms__cuda_org(int32_t G, int32_t onewave) {
     return ms_cu_or_g;
 #else
     (void)G, (void)onewave;
+    return 0;
+#endif
+}
+
+/* Round 29B's knob (-DMS_CU_OR_DYN_RT with -DMS_CU_OR_DYN: round 28A's pieces, how many by rule; ms_cu_ordyn_q says what
+ * q means). Returns 1 when built with it (the value set), else 0. */
+extern "C" int ms__cuda_ordyn(int q) {
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
+    return cudaMemcpyToSymbol(ms_cu_ordyn_q, &q, sizeof q) == cudaSuccess ? 1 : -1;
+#else
+    (void)q;
     return 0;
 #endif
 }
