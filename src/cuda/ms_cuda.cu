@@ -317,7 +317,10 @@
  * rounds of GW pieces), the rest from the cursor; >= 64 every piece by rule: a static interleave (warp w of block g
  * takes pieces 8g + w + k GW), no atomic at all. Read once a block (a global load before the scan). */
 #  ifdef MS_CU_OR_DYN_RT
-__device__ int ms_cu_ordyn_q = 0;
+#    ifndef MS_CU_OR_DYN_RTQ
+#      define MS_CU_OR_DYN_RTQ 0 /* q at start (the tests' binaries take it from here) */
+#    endif
+__device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ;
 #    define MS_CU_DYS dyn.S
 #  else
 #    define MS_CU_DYS MS_CU_OR_DYN_S
