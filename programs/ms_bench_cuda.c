@@ -287,27 +287,22 @@ static void bc_blk_print(const bc_blkacc *A) {
     for (int g = 0; g < 64; g++)
         if (A->n_g[g] > 0) gs += A->lat_g[g] * A->lat_g[g] / A->n_g[g], G = g + 1;
     printf("  K2or per block (%d steps, %d rows, %d blocks): a row's exit spread %.2f us (scan ends %.2f); the latest chunk "
-           "the same as the step before: %.0f%% of rows (chance %.0f%%)
-", A->steps, A->rows, A->nb,
+           "the same as the step before: %.0f%% of rows (chance %.0f%%)\n", A->steps, A->rows, A->nb,
            A->spread / A->rows, A->spread_scan / A->rows, 100.0 * A->same / (A->rows - A->rows / A->steps),
            100.0 / (G ? G : 1));
     printf("  K2or lateness (exit - row mean, us) variance %.2f us^2: between chunks g %.0f%%, between SMs (per step) "
-           "%.0f%%; corr with staged tokens %.2f, with entry %.2f; entry-to-scan-end mean %.2f us, the row's latest %.2f
-",
+           "%.0f%%; corr with staged tokens %.2f, with entry %.2f; entry-to-scan-end mean %.2f us, the row's latest %.2f\n",
            A->ss / A->nb, 100.0 * gs / A->ss, 100.0 * A->ss_sm / A->ss, A->sxy_rn / sqrt(A->sxx_rn * A->syy + 1e-30),
            A->sxy_in / sqrt(A->sxx_in * A->syy + 1e-30), A->dur_all / A->nb, A->dur_late / A->rows);
     printf("  K2or by chunk g: lateness (latest of its row, %% of rows):");
     for (int g = 0; g < G; g++) printf(" %d:%+.2f(%.0f%%)", g, A->lat_g[g] / (A->n_g[g] + 1e-30), 100.0 * A->late_g[g] / A->rows);
-    printf("
-  K2or by blocks on its SM: lateness (blocks, latest of its row %%):");
+    printf("\n  K2or by blocks on its SM: lateness (blocks, latest of its row %%):");
     for (int c = 1; c <= 8; c++)
         if (A->n_c[c] > 0) printf(" %d:%+.2f(%.0f, %.0f%%)", c, A->lat_c[c] / A->n_c[c], A->n_c[c] / A->steps, 100.0 * A->late_c[c] / A->rows);
-    printf("
-  K2or by rank of entry on its SM: lateness:");
+    printf("\n  K2or by rank of entry on its SM: lateness:");
     for (int k = 0; k < 8; k++)
         if (A->n_k[k] > 0) printf(" %d:%+.2f", k, A->late_k[k] / A->n_k[k]);
-    printf("
-");
+    printf("\n");
 }
 static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
     static const char *name[38] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
