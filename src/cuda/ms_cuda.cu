@@ -6169,6 +6169,13 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (e != cudaSuccess) return ms_cu_err(res, e, "K4's warm-up row");
     }
 #endif
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
+    if (getenv("MS_CU_ORDYN")) { /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step) */
+        const int q = atoi(getenv("MS_CU_ORDYN"));
+        e = cudaMemcpyToSymbol(ms_cu_ordyn_q, &q, sizeof q);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "MS_CU_ORDYN");
+    }
+#endif
     const int32_t cap = res->params.capacity, rows = res->params.max_rows;
     const size_t words = (size_t)res->bitset_words;
 #define MS_CU_ALLOC(p, bytes)                                                    \
