@@ -207,6 +207,7 @@ typedef struct {
     int steps, rows, same, nb;
     double spread, spread_scan, late_g[64], n_g[64], lat_g[64], late_c[9], n_c[9], lat_c[9], late_k[8], n_k[8];
     double ss, ss_g, ss_sm, sxy_rn, sxx_rn, syy, sxy_in, sxx_in, dur_late, dur_all;
+    double rm_spread, rm_var, rm_sxy_in, rm_sxx_in, rm_syy, rm_sxy_r, rm_sxx_r, rm_n; /* the rows' mean exits */
     int prev_g[BB_N];
 } bc_blkacc;
 static void bc_blk_step(bc_blkacc *A, unsigned long long t0ns) {
@@ -240,6 +241,22 @@ static void bc_blk_step(bc_blkacc *A, unsigned long long t0ns) {
         smc[m[i] & 255u]++;
     }
     A->steps++;
+    { /* round 29B: between rows: the spread of the rows' mean exits, their correlation with the rows' mean entries and r */
+        double mlo = 1e30, mhi = -1e30, me = 0, mi = 0, mr = 0, k = 0;
+        for (int r = 0; r < nr; r++)
+            if (rcnt[r] > 0) {
+                const double e = rs[r] / rcnt[r];
+                mlo = e < mlo ? e : mlo, mhi = e > mhi ? e : mhi, me += e, mi += rsi[r] / rcnt[r], mr += r, k += 1;
+            }
+        me /= k, mi /= k, mr /= k;
+        A->rm_spread += mhi - mlo;
+        for (int r = 0; r < nr; r++)
+            if (rcnt[r] > 0) {
+                const double e = rs[r] / rcnt[r] - me, i = rsi[r] / rcnt[r] - mi, q = r - mr;
+                A->rm_var += e * e, A->rm_syy += e * e, A->rm_sxy_in += e * i, A->rm_sxx_in += i * i, A->rm_sxy_r += e * q,
+                    A->rm_sxx_r += q * q, A->rm_n += 1;
+            }
+    }
     for (int r = 0; r < nr; r++) {
         if (rcnt[r] == 0) continue;
         A->rows++;
@@ -260,13 +277,13 @@ static void bc_blk_step(bc_blkacc *A, unsigned long long t0ns) {
         const int g = (int)((m[i] >> 8) & 255u), sm = (int)(m[i] & 255u), c = smc[sm] > 8 ? 8 : smc[sm];
         if (g < 64) A->lat_g[g] += l, A->n_g[g] += 1;
         A->lat_c[c] += l, A->n_c[c] += 1;
-        if (ex >= rmax[r]) A->late_c[c] += 1;
+        if (g == rarg[r]) A->late_c[c] += 1; /* the row's latest (its first on ties) */
         A->ss += l * l, A->syy += l * l, A->sxy_rn += l * ln, A->sxx_rn += ln * ln, A->sxy_in += l * li, A->sxx_in += li * li;
         smsum[sm] += l, smn[sm] += 1;
         A->nb++;
         const double dur = (double)(long long)(t[BB_N + i] - t[i]) / 1e3;
         A->dur_all += dur;
-        if (ex >= rmax[r]) A->dur_late += dur;
+        if ((int)((m[i] >> 8) & 255u) == rarg[r]) A->dur_late += dur;
         (void)Li;
     }
     for (int k = 0; k < 256; k++)
@@ -294,6 +311,10 @@ static void bc_blk_print(const bc_blkacc *A) {
            "%.0f%%; corr with staged tokens %.2f, with entry %.2f; entry-to-scan-end mean %.2f us, the row's latest %.2f\n",
            A->ss / A->nb, 100.0 * gs / A->ss, 100.0 * A->ss_sm / A->ss, A->sxy_rn / sqrt(A->sxx_rn * A->syy + 1e-30),
            A->sxy_in / sqrt(A->sxx_in * A->syy + 1e-30), A->dur_all / A->nb, A->dur_late / A->rows);
+    printf("  K2or between rows: the rows' mean exits spread %.2f us (max - min, a step), sd %.2f; corr with the row's mean "
+           "entry %.2f, with r %.2f; within rows: sd %.2f\n", A->rm_spread / A->steps, sqrt(A->rm_var / (A->rm_n + 1e-30)),
+           A->rm_sxy_in / sqrt(A->rm_sxx_in * A->rm_syy + 1e-30), A->rm_sxy_r / sqrt(A->rm_sxx_r * A->rm_syy + 1e-30),
+           sqrt(A->ss / A->nb));
     printf("  K2or by chunk g: lateness (latest of its row, %% of rows):");
     for (int g = 0; g < G; g++) printf(" %d:%+.2f(%.0f%%)", g, A->lat_g[g] / (A->n_g[g] + 1e-30), 100.0 * A->late_g[g] / A->rows);
     printf("\n  K2or by blocks on its SM: lateness (blocks, latest of its row %%):");

@@ -316,14 +316,31 @@
  * warp by rule (round 28A); 1..63 the first q / 64 of the row's pieces by rule (S = max(1, floor(P q / 64 / GW))
  * rounds of GW pieces), the rest from the cursor; >= 64 every piece by rule: a static interleave (warp w of block g
  * takes pieces 8g + w + k GW), no atomic at all. Read once a block (a global load before the scan). */
+/* Round 29B (-DMS_CU_OR_DYN_ALWAYS, with MS_CU_OR_DYN): the ring-less K2or compiles round 28A's pieces alone (no static
+ * scan, no static re-reads in that kernel: round 29B's call 1 measured round 28A's machinery compiled beside the static
+ * path, not taken, 0.9-1.8 us slower than the default); the host launches the ring's K2or (static chunks, exact at any
+ * grid) in the one-wave steps whose rows do not all qualify (ms_cu_or_dyok: the own workspace, aligned rows, every first
+ * piece whole). q (as ms_cu_ordyn_q) comes in the kernel's arguments (a.dyq: no global load before the scan), from
+ * MS_CU_OR_DYN_RTQ, ms__cuda_ordyn or MS_CU_ORDYN at resource creation; q < 0 launches the ring's K2or. */
+#  if defined(MS_CU_OR_DYN_ALWAYS) && defined(MS_CU_OR_DYN_RT)
+#    error "-DMS_CU_OR_DYN_ALWAYS takes its knob from the arguments: leave out -DMS_CU_OR_DYN_RT"
+#  endif
+#  if defined(MS_CU_OR_DYN_RT) || defined(MS_CU_OR_DYN_ALWAYS)
+#    ifndef MS_CU_OR_DYN_RTQ
+#      define MS_CU_OR_DYN_RTQ 0
+#    endif
+#    ifdef MS_CU_OR_DYN_ALWAYS
+static int ms_cu_or_dyq = MS_CU_OR_DYN_RTQ; /* round 29B: the ring-less K2or's pieces (a.dyq; ms__cuda_ordyn, MS_CU_ORDYN) */
+#    endif
+#    define MS_CU_DYS dyn.S
+#  else
+#    define MS_CU_DYS MS_CU_OR_DYN_S
+#  endif
 #  ifdef MS_CU_OR_DYN_RT
 #    ifndef MS_CU_OR_DYN_RTQ
 #      define MS_CU_OR_DYN_RTQ 0 /* q at start (the tests' binaries take it from here) */
 #    endif
 __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ;
-#    define MS_CU_DYS dyn.S
-#  else
-#    define MS_CU_DYS MS_CU_OR_DYN_S
 #  endif
 #endif
 
@@ -1371,6 +1388,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K3W_K2
     int32_t k3w;                    /* round 25A: K2's grid does K3's work this step (ms_cu_k2_k3w; K4w checks k3done) */
 #endif
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+    int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
+#endif
 };
 
 __device__ __forceinline__ int32_t ms_cu_slot_ok(const ms_cu_args &a, int32_t r) {
@@ -2287,7 +2307,7 @@ struct ms_cu_ordyn {
     uint32_t *pbm;   /* shared: the pieces this block took, a bit each */
     int32_t pw;      /* the block's first piece (g x warps a block); warp w's first is pw + w */
     int32_t GW;      /* pieces a round of the rule (the row's blocks x warps a block) */
-#    ifdef MS_CU_OR_DYN_RT
+#    if defined(MS_CU_OR_DYN_RT) || defined(MS_CU_OR_DYN_ALWAYS)
     int32_t S;       /* round 29B: rounds of the rule (MS_CU_OR_DYN_S without the knob) */
 #    endif
 };
@@ -2743,9 +2763,25 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * re-reads take. */
     __shared__ uint32_t pbm[MS_CU_OR_DYN_BW];
     __shared__ bool sdy; /* dy for the re-reads, read back after the scan's barriers (not a register across the scan) */
+#  ifdef MS_CU_OR_DYN_ALWAYS
+#    define MS_CU_SDY (!RG) /* round 29B: a constant (the ring-less K2or: always) */
+#  else
+#    define MS_CU_SDY sdy
+#  endif
     constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128, nwb = MS_CU_T123 / 32; /* K2's blocks: MS_CU_T123 threads */
     const int32_t Gr = MS_CU_ORG(a), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
-#  ifdef MS_CU_OR_DYN_RT
+#  if defined(MS_CU_OR_DYN_ALWAYS)
+    /* round 29B: the ring-less K2or takes the pieces in every row (the host checked ms_cu_or_dyok: a row that does not
+     * qualify here is a host error, and traps) */
+    const int dq = a.dyq;
+    const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
+                                                           : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
+    constexpr bool dy = !RG;
+    if (!RG && !(a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) && (long long)Gr * nwb * PS <= (long long)tvr &&
+                 P <= 32 * MS_CU_OR_DYN_BW))
+        __trap();
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, dS};
+#  elif defined(MS_CU_OR_DYN_RT)
     const int dq = ms_cu_ordyn_q; /* round 29B's knob */
     const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
                                                            : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
@@ -2854,7 +2890,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
 #ifdef MS_CU_OR_DYN
-        if (sdy) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
+        if (MS_CU_SDY) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
             ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, false, tkc, sn, sbuf, 0, NULL, NULL, NULL, NULL);
         else
 #endif
@@ -2894,7 +2930,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
 #endif
 #ifdef MS_CU_OR_DYN
-    if (ns > MS_CU_STAGE_SH && sdy) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
+    if (ns > MS_CU_STAGE_SH && MS_CU_SDY) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
         ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, true, 0.0f, NULL, NULL, kk, h, res, &st->cand_n,
                             a.cand + (size_t)r * MS_CU_CAND);
         return;
@@ -6169,6 +6205,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (e != cudaSuccess) return ms_cu_err(res, e, "K4's warm-up row");
     }
 #endif
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+    if (getenv("MS_CU_ORDYN")) ms_cu_or_dyq = atoi(getenv("MS_CU_ORDYN")); /* round 29B's knob (the tests' runs) */
+#endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
     if (getenv("MS_CU_ORDYN")) { /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step) */
         const int q = atoi(getenv("MS_CU_ORDYN"));
@@ -6403,6 +6442,17 @@ static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
  * bench's MS_BENCH_ORG), within the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), MS_CU_OR_GMAX and chunks of
  * at most MS_CU_OR_CHUNKMAX tokens (ms_cu_or_grid). */
 static int32_t ms_cu_or_g = 0;
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+/* Round 29B: every row of the step takes round 28A's pieces in the ring-less K2or (ms_cu_k2_one's conditions, from the
+ * step's arguments: the own workspace, rows aligned to groups of 4, every warp's first piece whole, the bitmap) */
+static bool ms_cu_or_dyok(const ms_cu_args &a) {
+    const size_t es = a.dtype == MS_DTYPE_F32 ? 4 : 2;
+    constexpr int64_t PS = (int64_t)MS_CU_OR_DYN_PM * MS_CU_K2_NG * 128, nwb = MS_CU_T123 / 32;
+    const int64_t tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
+    return a.dyq >= 0 && a.k4zero && ((uintptr_t)a.logits & (4 * es - 1)) == 0 && ((size_t)a.stride * a.elem) % (4 * es) == 0 &&
+           (int64_t)a.G * nwb * PS <= tvr && P <= 32 * MS_CU_OR_DYN_BW;
+}
+#endif
 /* Round 28B (MS_CU_OR_ONEWAVE: on since the twentieth session's final call; -DMS_CU_NO_OR_ONEWAVE off): the one-read
  * steps in one wave where ms_cu_grid's 32768-token chunk bound alone takes them past it (a host rule in ms_cu_or_grid).
  * In round 28B (H200, V=151936 / 262144) the full setting fp32 was 1.6-10.3 us faster at every B it changed, but top-p
@@ -6727,6 +6777,11 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #    else
         if (ring) k2 = ms_cu_k2<true, true>;
 #    endif
+#  endif
+#  if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+        /* round 29B: the ring-less K2or runs the pieces alone; a step whose rows do not all qualify takes the ring's */
+        a.dyq = ms_cu_or_dyq;
+        if (!ring && !ms_cu_or_dyok(a)) k2 = ms_cu_k2<true, true, true>;
 #  endif
     }
 #endif
@@ -7232,7 +7287,10 @@ extern "C" int32_t ms__cuda_org(int32_t G, int32_t onewave) {
 /* Round 29B's knob (-DMS_CU_OR_DYN_RT with -DMS_CU_OR_DYN: round 28A's pieces, how many by rule; ms_cu_ordyn_q says what
  * q means). Returns 1 when built with it (the value set), else 0. */
 extern "C" int ms__cuda_ordyn(int q) {
-#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+    ms_cu_or_dyq = q;
+    return 1;
+#elif defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
     return cudaMemcpyToSymbol(ms_cu_ordyn_q, &q, sizeof q) == cudaSuccess ? 1 : -1;
 #else
     (void)q;
