@@ -3178,7 +3178,19 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         return;
     }
 #endif
+#if defined(MS_CU_OR_TRANSPOSE) && defined(MS_CU_OR_K2OWN)
+    /* Round 29B (-DMS_CU_OR_TRANSPOSE; built and compiled, never run): the ring-less K2or's blocks row-minor (block b:
+     * row b % n, chunk b / n) instead of row-major. Round 29B's stamps: a row's G blocks are consecutive blocks,
+     * dispatched together, so they share their entry rank on their multiprocessors, and the rows end in launch order
+     * (the rows' mean exits 2.6-6.4 us apart a step, correlated 0.5-0.94 with r); row-minor, each row has blocks of
+     * every rank, and with round 28A's pieces (-DMS_CU_OR_DYN) its blocks would share the row's work by their speed.
+     * Any bijection of blocks and (row, chunk) is exact (every block's work depends on its (r, g) alone). */
+    const int32_t nrw = (int32_t)(gridDim.x / (unsigned)a.G);
+    const bool tpo = OR && OWN && !RG;
+    const int32_t r = tpo ? (int32_t)blockIdx.x % nrw : blockIdx.x / a.G, g = tpo ? (int32_t)blockIdx.x / nrw : blockIdx.x % a.G;
+#else
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
