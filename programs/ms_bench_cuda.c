@@ -180,6 +180,10 @@ int32_t ms__cuda_org(int32_t G, int32_t onewave);
  * K2's ring in 2-byte one-read steps (ms__cuda_orw; -1 the build's, -2 or left out: unchanged) */
 int ms__cuda_orw(int32_t chunk, int32_t chunk16, int32_t load, int32_t ring16);
 int ms__cuda_ring(int mode, uint64_t out[2]);
+/* MS_BENCH_ORDYN=q (round 29B): round 28A's pieces, how many by rule (ms__cuda_ordyn; builds with -DMS_CU_OR_DYN_RT);
+ * stamps builds: ms__cuda_stamps_blk, the K2 blocks' own times (bc_stamps' per-chunk and per-SM lines) */
+int ms__cuda_ordyn(int q);
+int ms__cuda_stamps_blk(int op, int n, unsigned long long *t, uint32_t *m, uint32_t *rn);
 static int bc_chain_on;
 static void bc_chain(int32_t B, int32_t V, double step_us) {
     float us[6] = {0}, nok0 = 0;
@@ -198,6 +202,132 @@ static int bc_cmp_d(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
+/* Round 29B: the K2 blocks' own records of one step (ms__cuda_stamps_blk), summed into bb over the steps: where a row's
+ * blocks end (exit, event 4's point) against their row's mean, by chunk g, by the blocks their multiprocessor ran in
+ * K2's grid (one-read rows' blocks), by their rank on it (entry order), and against their staged tokens (work). */
+enum { BB_N = 4096 };
+typedef struct {
+    int steps, rows, same, nb;
+    double spread, spread_scan, late_g[64], n_g[64], lat_g[64], late_c[9], n_c[9], lat_c[9], late_k[8], n_k[8];
+    double ss, ss_g, ss_sm, sxy_rn, sxx_rn, syy, sxy_in, sxx_in, dur_late, dur_all;
+    double rm_spread, rm_var, rm_sxy_in, rm_sxx_in, rm_syy, rm_sxy_r, rm_sxx_r, rm_n; /* the rows' mean exits */
+    int prev_g[BB_N];
+} bc_blkacc;
+static void bc_blk_step(bc_blkacc *A, unsigned long long t0ns) {
+    static unsigned long long t[3 * BB_N];
+    static uint32_t m[BB_N], rn[BB_N];
+    static double L[BB_N], Li[BB_N];
+    static int rowof[BB_N];
+    if (ms__cuda_stamps_blk(0, BB_N, t, m, rn) != 1) return;
+    int nr = 0;
+    for (int i = 0; i < BB_N; i++) {
+        rowof[i] = -1;
+        if (m[i] == ~0u) continue;
+        const int r = (int)(m[i] >> 16);
+        if (r < BB_N) rowof[i] = r, nr = r + 1 > nr ? r + 1 : nr;
+    }
+    if (nr == 0) return;
+    static double rs[BB_N], rsi[BB_N], rsn[BB_N], rmax[BB_N], rmin[BB_N], rsmax[BB_N], rsmin[BB_N], rcnt[BB_N];
+    static int rarg[BB_N], smc[256];
+    for (int r = 0; r < nr; r++) rs[r] = rsi[r] = rsn[r] = rcnt[r] = 0, rmax[r] = rsmax[r] = -1e30, rmin[r] = rsmin[r] = 1e30, rarg[r] = -1;
+    for (int k = 0; k < 256; k++) smc[k] = 0;
+    for (int i = 0; i < BB_N; i++) {
+        const int r = rowof[i];
+        if (r < 0) continue;
+        const double ex = (double)(long long)(t[2 * BB_N + i] - t0ns) / 1e3, in = (double)(long long)(t[i] - t0ns) / 1e3,
+                     sc = (double)(long long)(t[BB_N + i] - t0ns) / 1e3;
+        rs[r] += ex, rsi[r] += in, rsn[r] += rn[i], rcnt[r] += 1;
+        if (ex > rmax[r]) rmax[r] = ex, rarg[r] = (int)((m[i] >> 8) & 255u);
+        if (ex < rmin[r]) rmin[r] = ex;
+        if (sc > rsmax[r]) rsmax[r] = sc;
+        if (sc < rsmin[r]) rsmin[r] = sc;
+        smc[m[i] & 255u]++;
+    }
+    A->steps++;
+    { /* round 29B: between rows: the spread of the rows' mean exits, their correlation with the rows' mean entries and r */
+        double mlo = 1e30, mhi = -1e30, me = 0, mi = 0, mr = 0, k = 0;
+        for (int r = 0; r < nr; r++)
+            if (rcnt[r] > 0) {
+                const double e = rs[r] / rcnt[r];
+                mlo = e < mlo ? e : mlo, mhi = e > mhi ? e : mhi, me += e, mi += rsi[r] / rcnt[r], mr += r, k += 1;
+            }
+        me /= k, mi /= k, mr /= k;
+        A->rm_spread += mhi - mlo;
+        for (int r = 0; r < nr; r++)
+            if (rcnt[r] > 0) {
+                const double e = rs[r] / rcnt[r] - me, i = rsi[r] / rcnt[r] - mi, q = r - mr;
+                A->rm_var += e * e, A->rm_syy += e * e, A->rm_sxy_in += e * i, A->rm_sxx_in += i * i, A->rm_sxy_r += e * q,
+                    A->rm_sxx_r += q * q, A->rm_n += 1;
+            }
+    }
+    for (int r = 0; r < nr; r++) {
+        if (rcnt[r] == 0) continue;
+        A->rows++;
+        A->spread += rmax[r] - rmin[r], A->spread_scan += rsmax[r] - rsmin[r];
+        if (rarg[r] >= 0 && rarg[r] < 64) A->late_g[rarg[r]] += 1;
+        if (A->steps > 1 && A->prev_g[r] == rarg[r]) A->same++;
+        A->prev_g[r] = rarg[r];
+    }
+    /* per multiprocessor: its blocks' lateness sum (for the between-SM share) and their rank by entry */
+    static double smsum[256], smn[256];
+    for (int k = 0; k < 256; k++) smsum[k] = smn[k] = 0;
+    for (int i = 0; i < BB_N; i++) {
+        const int r = rowof[i];
+        if (r < 0) continue;
+        const double ex = (double)(long long)(t[2 * BB_N + i] - t0ns) / 1e3, in = (double)(long long)(t[i] - t0ns) / 1e3;
+        const double l = ex - rs[r] / rcnt[r], li = in - rsi[r] / rcnt[r], ln = (double)rn[i] - rsn[r] / rcnt[r];
+        L[i] = l, Li[i] = in;
+        const int g = (int)((m[i] >> 8) & 255u), sm = (int)(m[i] & 255u), c = smc[sm] > 8 ? 8 : smc[sm];
+        if (g < 64) A->lat_g[g] += l, A->n_g[g] += 1;
+        A->lat_c[c] += l, A->n_c[c] += 1;
+        if (g == rarg[r]) A->late_c[c] += 1; /* the row's latest (its first on ties) */
+        A->ss += l * l, A->syy += l * l, A->sxy_rn += l * ln, A->sxx_rn += ln * ln, A->sxy_in += l * li, A->sxx_in += li * li;
+        smsum[sm] += l, smn[sm] += 1;
+        A->nb++;
+        const double dur = (double)(long long)(t[BB_N + i] - t[i]) / 1e3;
+        A->dur_all += dur;
+        if ((int)((m[i] >> 8) & 255u) == rarg[r]) A->dur_late += dur;
+        (void)Li;
+    }
+    for (int k = 0; k < 256; k++)
+        if (smn[k] > 0) A->ss_sm += smsum[k] * smsum[k] / smn[k];
+    for (int i = 0; i < BB_N; i++) { /* rank on its multiprocessor by entry time */
+        if (rowof[i] < 0) continue;
+        int rk = 0;
+        for (int j = 0; j < BB_N; j++)
+            if (j != i && rowof[j] >= 0 && (m[j] & 255u) == (m[i] & 255u) && (Li[j] < Li[i] || (Li[j] == Li[i] && j < i))) rk++;
+        if (rk > 7) rk = 7;
+        A->late_k[rk] += L[i], A->n_k[rk] += 1;
+    }
+}
+static void bc_blk_print(const bc_blkacc *A) {
+    if (A->rows == 0) return;
+    double gs = 0;
+    int G = 0;
+    for (int g = 0; g < 64; g++)
+        if (A->n_g[g] > 0) gs += A->lat_g[g] * A->lat_g[g] / A->n_g[g], G = g + 1;
+    printf("  K2or per block (%d steps, %d rows, %d blocks): a row's exit spread %.2f us (scan ends %.2f); the latest chunk "
+           "the same as the step before: %.0f%% of rows (chance %.0f%%)\n", A->steps, A->rows, A->nb,
+           A->spread / A->rows, A->spread_scan / A->rows, 100.0 * A->same / (A->rows - A->rows / A->steps),
+           100.0 / (G ? G : 1));
+    printf("  K2or lateness (exit - row mean, us) variance %.2f us^2: between chunks g %.0f%%, between SMs (per step) "
+           "%.0f%%; corr with staged tokens %.2f, with entry %.2f; entry-to-scan-end mean %.2f us, the row's latest %.2f\n",
+           A->ss / A->nb, 100.0 * gs / A->ss, 100.0 * A->ss_sm / A->ss, A->sxy_rn / sqrt(A->sxx_rn * A->syy + 1e-30),
+           A->sxy_in / sqrt(A->sxx_in * A->syy + 1e-30), A->dur_all / A->nb, A->dur_late / A->rows);
+    printf("  K2or between rows: the rows' mean exits spread %.2f us (max - min, a step), sd %.2f; corr with the row's mean "
+           "entry %.2f, with r %.2f; within rows: sd %.2f\n", A->rm_spread / A->steps, sqrt(A->rm_var / (A->rm_n + 1e-30)),
+           A->rm_sxy_in / sqrt(A->rm_sxx_in * A->rm_syy + 1e-30), A->rm_sxy_r / sqrt(A->rm_sxx_r * A->rm_syy + 1e-30),
+           sqrt(A->ss / A->nb));
+    printf("  K2or by chunk g: lateness (latest of its row, %% of rows):");
+    for (int g = 0; g < G; g++) printf(" %d:%+.2f(%.0f%%)", g, A->lat_g[g] / (A->n_g[g] + 1e-30), 100.0 * A->late_g[g] / A->rows);
+    printf("\n  K2or by blocks on its SM: lateness (blocks, latest of its row %%):");
+    for (int c = 1; c <= 8; c++)
+        if (A->n_c[c] > 0) printf(" %d:%+.2f(%.0f, %.0f%%)", c, A->lat_c[c] / A->n_c[c], A->n_c[c] / A->steps, 100.0 * A->late_c[c] / A->rows);
+    printf("\n  K2or by rank of entry on its SM: lateness:");
+    for (int k = 0; k < 8; k++)
+        if (A->n_k[k] > 0) printf(" %d:%+.2f", k, A->late_k[k] / A->n_k[k]);
+    printf("\n");
+}
 static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, int peaked, int32_t B, int32_t V) {
     static const char *name[38] = {"K1 in", "K1 out", "K2 in", "K2 wait", "K2 out", "K3 in", "K3 wait", "K3 out",
                                    "K4 in", "K4 wait", "K4 loads", "K4 list", "K4 drawn", "K4w rank", "K4w filt",
@@ -209,6 +339,9 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
     double lo[E][R], hi[E][R];
     unsigned long long l[38], h[38], q[16];
     static unsigned long long orq[12], smlo[256], smhi[256], smn[256];
+    static bc_blkacc bacc;
+    bc_blkacc *bA = &bacc;
+    memset(bA, 0, sizeof *bA);
     const int qon = ms__cuda_stamps_q(1, q) == 1;
     for (int k = 0; k < R; k++) {
         if (ms__cuda_stamps(1, l, h) != 1) {
@@ -216,10 +349,12 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
             return;
         }
         if (k == R - 1) (void)ms__cuda_stamps_or(1, orq, smlo, smhi, smn); /* round 20A: the last step's counters */
+        const int bon = ms__cuda_stamps_blk(1, 0, NULL, NULL, NULL) == 1; /* round 29B */
         if (cudaGraphLaunch(ex, st) != cudaSuccess || ms__cuda_stamps(0, l, h) != 1) {
             printf("stamps: CUDA error\n");
             return;
         }
+        if (bon) bc_blk_step(bA, l[0]);
         for (int e = 0; e < E; e++) {
             lo[e][k] = l[e] == ~0ull ? -1e9 : (double)(long long)(l[e] - l[0]) / 1e3; /* K0 in: before K1 */
             hi[e][k] = l[e] == ~0ull ? -1e9 : (double)(long long)(h[e] - l[0]) / 1e3;
@@ -262,6 +397,7 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
                        "latest %.2f (max)\n", n, m, e / m, la / m, sp / m, lmax);
         }
     }
+    bc_blk_print(bA); /* round 29B */
     fflush(stdout);
 }
 #endif
@@ -296,6 +432,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
         }
         (void)ms__cuda_orw(w[0], w[1], w[2], w[3]);
     }
+    if (getenv("MS_BENCH_ORDYN")) (void)ms__cuda_ordyn(atoi(getenv("MS_BENCH_ORDYN")));
     if (getenv("MS_BENCH_RING")) (void)ms__cuda_ring((int)atoi(getenv("MS_BENCH_RING")), NULL);
     if (getenv("MS_BENCH_ORFEW")) {
         const char *e = getenv("MS_BENCH_ORFEW"), *cm = strchr(e, ','), *cw = cm ? strchr(cm + 1, ',') : NULL;

@@ -81,10 +81,14 @@ ncu_times() { # binary, batch, setting, shape: each kernel's time in steady grap
 # AB_DTYPE=bf16: the ab step's logits in bf16 (ms_bench_cuda --dtype, ninth session; binaries built before it lack it).
 # Step ab:DTYPE (round 15A): the ab step again with --dtype DTYPE, B in AB_B_DT (default AB_B), AB_N_DT (AB_N) runs
 # of the variants AB_VARIANTS_DT (AB_VARIANTS).
+# Round 29B: AB_ALIAS="A=V;..." runs V's carried binaries also as variant A (copied here, not carried twice), and
+# AB_ENV="A=NAME=value,...;..." sets environment variables for variant A's bench runs (ab and stamps steps), e.g. a
+# measurement knob such as MS_BENCH_ORDYN, so that one binary is measured in several settings, alternating.
 case "$what" in r9) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r9bin}}; what=ab ;; r10) AB_BIN=${AB_BIN:-${R9_BIN:-.devcarry/r10bin}}; what=ab ;; esac
 if [ "$what" = ab ]; then
   AB_BIN=${AB_BIN:-.devcarry/abbin}
   desc() { echo "${AB_DESC:-}" | tr ';' '\n' | sed -n "s/^$1=//p"; }
+  venv() { echo "${AB_ENV:-}" | tr ';' '\n' | sed -n "s/^$1=//p" | tr ',' ' '; }
   for v in $(ls $AB_BIN 2>/dev/null); do
     src=$AB_BIN/$v; dst=build-gpu$v
     if [ -x $src/ms_bench_cuda ] && { $src/ms_bench_cuda --help 2>&1 || true; } | grep -q usage; then
@@ -93,6 +97,10 @@ if [ "$what" = ab ]; then
     else
       echo "$v: binaries do not run here" | tee -a "$OUT/build.log"
     fi
+  done
+  for av in $(echo "${AB_ALIAS:-}" | tr ';' ' '); do
+    a=${av%%=*}; v=${av#*=}
+    [ -d build-gpu$v ] && rm -rf build-gpu$a && cp -r build-gpu$v build-gpu$a && echo "$a: $v's binaries ($(desc $a); env: $(venv $a))" | tee -a "$OUT/build.log"
   done
   for step in ${AB_STEPS:-tests:N ab stamps:S san:N}; do
     v=${step#*:}
@@ -123,7 +131,7 @@ if [ "$what" = ab ]; then
               [ $(left) -gt 25 ] || break
               [ -x build-gpu$v/ms_bench_cuda ] || continue
               log "bench $st, V=${AB_V:-151936}, $v ($(desc $v))${dt:+, $dt}" | tee -a "$OUT/bench.txt"
-              timeout 40 build-gpu$v/ms_bench_cuda --setting $st --vocab ${AB_V:-151936} --batch $bl \
+              timeout 40 env $(venv $v) build-gpu$v/ms_bench_cuda --setting $st --vocab ${AB_V:-151936} --batch $bl \
                 --shape ${AB_SHAPE:-both} --reps 3 $([ $i = 1 ] || echo --no-baseline) $([ -z "$dt" ] || echo --dtype $dt) \
                 2>&1 | grep -v "^#" | tee -a "$OUT/bench.txt"
             done
@@ -133,7 +141,7 @@ if [ "$what" = ab ]; then
         for shape in flat peaked; do
           [ $(left) -gt 25 ] || break
           log "stamps, full $shape V=151936 ($v: $(desc $v))" | tee -a "$OUT/stamps.txt"
-          MS_BENCH_STAMPS=1 timeout 30 build-gpu$v/ms_bench_cuda --setting full --vocab 151936 --batch ${STAMPS_B:-1,64} \
+          MS_BENCH_STAMPS=1 timeout 30 env $(venv $v) build-gpu$v/ms_bench_cuda --setting full --vocab 151936 --batch ${STAMPS_B:-1,64} \
             --shape $shape --reps 3 --no-baseline 2>&1 | grep -v "^#" | tee -a "$OUT/stamps.txt"
         done ;;
       ncu)

@@ -311,6 +311,37 @@
 #  ifndef MS_CU_OR_DYN_BW
 #    define MS_CU_OR_DYN_BW 64 /* the bitmap's words: rows of at most 32 x 64 pieces (V <= 524288 at 256 a piece) */
 #  endif
+/* Round 29B (-DMS_CU_OR_DYN_RT, a measurement knob over round 28A's pieces; ms__cuda_ordyn, the bench's
+ * MS_BENCH_ORDYN): q < 0 the static chunks (round 28A's machinery compiled, not taken); 0 MS_CU_OR_DYN_S pieces a
+ * warp by rule (round 28A); 1..63 the first q / 64 of the row's pieces by rule (S = max(1, floor(P q / 64 / GW))
+ * rounds of GW pieces), the rest from the cursor; >= 64 every piece by rule: a static interleave (warp w of block g
+ * takes pieces 8g + w + k GW), no atomic at all. Read once a block (a global load before the scan). */
+/* Round 29B (-DMS_CU_OR_DYN_ALWAYS, with MS_CU_OR_DYN): the ring-less K2or compiles round 28A's pieces alone (no static
+ * scan, no static re-reads in that kernel: round 29B's call 1 measured round 28A's machinery compiled beside the static
+ * path, not taken, 0.9-1.8 us slower than the default); the host launches the ring's K2or (static chunks, exact at any
+ * grid) in the one-wave steps whose rows do not all qualify (ms_cu_or_dyok: the own workspace, aligned rows, every first
+ * piece whole). q (as ms_cu_ordyn_q) comes in the kernel's arguments (a.dyq: no global load before the scan), from
+ * MS_CU_OR_DYN_RTQ, ms__cuda_ordyn or MS_CU_ORDYN at resource creation; q < 0 launches the ring's K2or. */
+#  if defined(MS_CU_OR_DYN_ALWAYS) && defined(MS_CU_OR_DYN_RT)
+#    error "-DMS_CU_OR_DYN_ALWAYS takes its knob from the arguments: leave out -DMS_CU_OR_DYN_RT"
+#  endif
+#  if defined(MS_CU_OR_DYN_RT) || defined(MS_CU_OR_DYN_ALWAYS)
+#    ifndef MS_CU_OR_DYN_RTQ
+#      define MS_CU_OR_DYN_RTQ 0
+#    endif
+#    ifdef MS_CU_OR_DYN_ALWAYS
+static int ms_cu_or_dyq = MS_CU_OR_DYN_RTQ; /* round 29B: the ring-less K2or's pieces (a.dyq; ms__cuda_ordyn, MS_CU_ORDYN) */
+#    endif
+#    define MS_CU_DYS dyn.S
+#  else
+#    define MS_CU_DYS MS_CU_OR_DYN_S
+#  endif
+#  ifdef MS_CU_OR_DYN_RT
+#    ifndef MS_CU_OR_DYN_RTQ
+#      define MS_CU_OR_DYN_RTQ 0 /* q at start (the tests' binaries take it from here) */
+#    endif
+__device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ;
+#  endif
 #endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
@@ -653,12 +684,19 @@ __device__ __forceinline__ void ms_cu_rf_done(uint32_t *p) {
 __device__ unsigned long long ms_cu_st_lo[MS_CU_NSTAMP], ms_cu_st_hi[MS_CU_NSTAMP];
 __device__ int ms_cu_st_on;
 __device__ unsigned long long ms_cu_st_q[3 * MS_CU_NSTQ + 1]; /* sums, least, largest, rows */
+/* Round 29B: per K2 block (blockIdx.x % MS_CU_NBLK): 0 its entry (event 2), 1 its scan's end (ms_cu_orq_blk, a one-read
+ * row's block: event 16's point), 2 its exit (event 4); its row, chunk and multiprocessor (r << 16 | g << 8 | %smid,
+ * ~0 for blocks of no one-read row) and its staged tokens (rn). Read per step by ms__cuda_stamps_blk. */
+#  define MS_CU_NBLK 4096
+__device__ unsigned long long ms_cu_blk_t[3][MS_CU_NBLK];
+__device__ uint32_t ms_cu_blk_m[MS_CU_NBLK], ms_cu_blk_n[MS_CU_NBLK];
 __device__ __forceinline__ void ms_cu_stamp(int e) {
     if (threadIdx.x == 0 && ms_cu_st_on) {
         unsigned long long t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
         atomicMin(&ms_cu_st_lo[e], t);
         atomicMax(&ms_cu_st_hi[e], t);
+        if (e == 2 || e == 4) ms_cu_blk_t[e == 2 ? 0 : 2][blockIdx.x % MS_CU_NBLK] = t; /* round 29B */
     }
 }
 __device__ __forceinline__ void ms_cu_stq(int q, unsigned long long v) { /* by one thread a row */
@@ -689,6 +727,19 @@ __device__ __forceinline__ void ms_cu_orq_flush(unsigned long long orq) {
 #  pragma unroll
         for (int i = 0; i < 8; i++)
             if ((orq >> (8 * i)) & 255u) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], (orq >> (8 * i)) & 255u);
+}
+/* Round 29B: thread 0: this block's scan ended (ms_cu_k2_one): its record (ms_cu_blk_t) */
+__device__ __forceinline__ void ms_cu_orq_blk(int32_t r, int32_t g, uint32_t rn) {
+    if (threadIdx.x == 0 && ms_cu_st_on) {
+        unsigned long long t;
+        uint32_t sm;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        const uint32_t b = blockIdx.x % MS_CU_NBLK;
+        ms_cu_blk_t[1][b] = t;
+        ms_cu_blk_m[b] = ((uint32_t)r << 16) | (((uint32_t)g & 255u) << 8) | (sm & 255u);
+        ms_cu_blk_n[b] = rn;
+    }
 }
 __device__ __forceinline__ void ms_cu_orq_block(int i, unsigned long long v) { /* thread 0 */
     if (threadIdx.x == 0 && ms_cu_st_on) atomicAdd(&ms_cu_orq[blockIdx.x & 31u][i], v);
@@ -1336,6 +1387,9 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_K3W_K2
     int32_t k3w;                    /* round 25A: K2's grid does K3's work this step (ms_cu_k2_k3w; K4w checks k3done) */
+#endif
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+    int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
 #endif
 };
 
@@ -2253,6 +2307,9 @@ struct ms_cu_ordyn {
     uint32_t *pbm;   /* shared: the pieces this block took, a bit each */
     int32_t pw;      /* the block's first piece (g x warps a block); warp w's first is pw + w */
     int32_t GW;      /* pieces a round of the rule (the row's blocks x warps a block) */
+#    if defined(MS_CU_OR_DYN_RT) || defined(MS_CU_OR_DYN_ALWAYS)
+    int32_t S;       /* round 29B: rounds of the rule (MS_CU_OR_DYN_S without the knob) */
+#    endif
 };
 template <int NG, bool RG, class P, int DT = -1, bool DY = false> /* DY: round 28A's pieces (MS_CU_OR_DYN) */
 #  else
@@ -2328,7 +2385,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             if (pn * PS < tv) {
                 if (lane == 0) {
                     atomicOr(&dyn.pbm[pn >> 5], 1u << (pn & 31));
-                    if (si >= MS_CU_OR_DYN_S) q = atomicAdd(dyn.cur, 1u); /* the next piece, one ahead */
+                    if (si >= MS_CU_DYS) q = atomicAdd(dyn.cur, 1u); /* the next piece, one ahead */
                 }
                 tb = pn * PS;
             } else {
@@ -2347,12 +2404,12 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             }
             sj = 0;
             const uint32_t qn = __shfl_sync(FULL, q, 0); /* every lane: the loop's increment, warp-converged */
-            if (si < MS_CU_OR_DYN_S) {
+            if (si < MS_CU_DYS) {
                 const int32_t pn = dyn.pw + (wl >> 5) + si * dyn.GW;
                 si++;
                 take(pn);
             } else {
-                take(MS_CU_OR_DYN_S * dyn.GW + (int32_t)qn);
+                take(MS_CU_DYS * dyn.GW + (int32_t)qn);
             }
         };
         for (int32_t t = tb + lane * 4; tb < tv; adv(), t = tb + lane * 4) {
@@ -2706,11 +2763,36 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * re-reads take. */
     __shared__ uint32_t pbm[MS_CU_OR_DYN_BW];
     __shared__ bool sdy; /* dy for the re-reads, read back after the scan's barriers (not a register across the scan) */
+#  ifdef MS_CU_OR_DYN_ALWAYS
+#    define MS_CU_SDY (!RG) /* round 29B: a constant (the ring-less K2or: always) */
+#  else
+#    define MS_CU_SDY sdy
+#  endif
     constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128, nwb = MS_CU_T123 / 32; /* K2's blocks: MS_CU_T123 threads */
     const int32_t Gr = MS_CU_ORG(a), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
+#  if defined(MS_CU_OR_DYN_ALWAYS)
+    /* round 29B: the ring-less K2or takes the pieces in every row (the host checked ms_cu_or_dyok: a row that does not
+     * qualify here is a host error, and traps) */
+    const int dq = a.dyq;
+    const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
+                                                           : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
+    constexpr bool dy = !RG;
+    if (!RG && !(a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) && (long long)Gr * nwb * PS <= (long long)tvr &&
+                 P <= 32 * MS_CU_OR_DYN_BW))
+        __trap();
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, dS};
+#  elif defined(MS_CU_OR_DYN_RT)
+    const int dq = ms_cu_ordyn_q; /* round 29B's knob */
+    const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
+                                                           : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
+    const bool dy = dq >= 0 && !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
+                    (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, dS};
+#  else
     const bool dy = !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
                     (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
     const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb};
+#  endif
     for (int i = threadIdx.x; i < MS_CU_OR_DYN_BW; i += blockDim.x) pbm[i] = 0;
     if (threadIdx.x == 0) sdy = dy;
 #endif
@@ -2791,6 +2873,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     if (threadIdx.x == 0 && cnt_all && stk) atomicAdd(&ms_cu_or_rows[4], 1ull);
 #ifdef MS_CU_STAMPS
     ms_cu_orq_sm();
+    ms_cu_orq_blk(r, g, *rn);
     ms_cu_orq_block(8, 1ull);
     ms_cu_orq_block(9, *rn);
     ms_cu_orq_block(11, *rn > (uint32_t)MS_CU_HB ? 1ull : 0ull);
@@ -2807,7 +2890,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         /* the pass stage overflowed: the chunk again (from L2), cut from its max */
         if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_or_rows[1], 1ull);
 #ifdef MS_CU_OR_DYN
-        if (sdy) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
+        if (MS_CU_SDY) /* round 28A: the block's own pieces (and tail); with dy, t1 & ~3 is the row's whole groups' end */
             ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, false, tkc, sn, sbuf, 0, NULL, NULL, NULL, NULL);
         else
 #endif
@@ -2847,7 +2930,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     }
 #endif
 #ifdef MS_CU_OR_DYN
-    if (ns > MS_CU_STAGE_SH && sdy) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
+    if (ns > MS_CU_STAGE_SH && MS_CU_SDY) { /* round 28A: ms_cu_k2_list's re-read (its last part) over the block's pieces */
         ms_cu_or_reread<PS>(c, pbm, ((t1 & ~3) + PS - 1) / PS, t1 & ~3, t1, true, 0.0f, NULL, NULL, kk, h, res, &st->cand_n,
                             a.cand + (size_t)r * MS_CU_CAND);
         return;
@@ -3095,7 +3178,19 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         return;
     }
 #endif
+#if defined(MS_CU_OR_TRANSPOSE) && defined(MS_CU_OR_K2OWN)
+    /* Round 29B (-DMS_CU_OR_TRANSPOSE; built and compiled, never run): the ring-less K2or's blocks row-minor (block b:
+     * row b % n, chunk b / n) instead of row-major. Round 29B's stamps: a row's G blocks are consecutive blocks,
+     * dispatched together, so they share their entry rank on their multiprocessors, and the rows end in launch order
+     * (the rows' mean exits 2.6-6.4 us apart a step, correlated 0.5-0.94 with r); row-minor, each row has blocks of
+     * every rank, and with round 28A's pieces (-DMS_CU_OR_DYN) its blocks would share the row's work by their speed.
+     * Any bijection of blocks and (row, chunk) is exact (every block's work depends on its (r, g) alone). */
+    const int32_t nrw = (int32_t)(gridDim.x / (unsigned)a.G);
+    const bool tpo = OR && OWN && !RG;
+    const int32_t r = tpo ? (int32_t)blockIdx.x % nrw : blockIdx.x / a.G, g = tpo ? (int32_t)blockIdx.x / nrw : blockIdx.x % a.G;
+#else
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+#endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
@@ -6373,6 +6468,16 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (e != cudaSuccess) return ms_cu_err(res, e, "K4's warm-up row");
     }
 #endif
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+    if (getenv("MS_CU_ORDYN")) ms_cu_or_dyq = atoi(getenv("MS_CU_ORDYN")); /* round 29B's knob (the tests' runs) */
+#endif
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
+    if (getenv("MS_CU_ORDYN")) { /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step) */
+        const int q = atoi(getenv("MS_CU_ORDYN"));
+        e = cudaMemcpyToSymbol(ms_cu_ordyn_q, &q, sizeof q);
+        if (e != cudaSuccess) return ms_cu_err(res, e, "MS_CU_ORDYN");
+    }
+#endif
     const int32_t cap = res->params.capacity, rows = res->params.max_rows;
     const size_t words = (size_t)res->bitset_words;
 #define MS_CU_ALLOC(p, bytes)                                                    \
@@ -6600,6 +6705,17 @@ static int32_t ms_cu_or_waveq = MS_CU_OR_WAVEQ;
  * bench's MS_BENCH_ORG), within the path's floor (ms_cu_or_min), K1..K3's (ms_cu_minchunk), MS_CU_OR_GMAX and chunks of
  * at most MS_CU_OR_CHUNKMAX tokens (ms_cu_or_grid). */
 static int32_t ms_cu_or_g = 0;
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+/* Round 29B: every row of the step takes round 28A's pieces in the ring-less K2or (ms_cu_k2_one's conditions, from the
+ * step's arguments: the own workspace, rows aligned to groups of 4, every warp's first piece whole, the bitmap) */
+static bool ms_cu_or_dyok(const ms_cu_args &a) {
+    const size_t es = a.dtype == MS_DTYPE_F32 ? 4 : 2;
+    constexpr int64_t PS = (int64_t)MS_CU_OR_DYN_PM * MS_CU_K2_NG * 128, nwb = MS_CU_T123 / 32;
+    const int64_t tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
+    return a.dyq >= 0 && a.k4zero && ((uintptr_t)a.logits & (4 * es - 1)) == 0 && ((size_t)a.stride * a.elem) % (4 * es) == 0 &&
+           (int64_t)a.G * nwb * PS <= tvr && P <= 32 * MS_CU_OR_DYN_BW;
+}
+#endif
 /* Round 28B (MS_CU_OR_ONEWAVE: on since the twentieth session's final call; -DMS_CU_NO_OR_ONEWAVE off): the one-read
  * steps in one wave where ms_cu_grid's 32768-token chunk bound alone takes them past it (a host rule in ms_cu_or_grid).
  * In round 28B (H200, V=151936 / 262144) the full setting fp32 was 1.6-10.3 us faster at every B it changed, but top-p
@@ -6991,6 +7107,11 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (ring) k2 = ms_cu_k2<true, true>;
 #    endif
 #  endif
+#  if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+        /* round 29B: the ring-less K2or runs the pieces alone; a step whose rows do not all qualify takes the ring's */
+        a.dyq = ms_cu_or_dyq;
+        if (!ring && !ms_cu_or_dyok(a)) k2 = ms_cu_k2<true, true, true>;
+#  endif
     }
 #endif
 #ifdef MS_CU_K3W_K2
@@ -7267,6 +7388,30 @@ extern "C" int ms__cuda_stamps_or(int op, unsigned long long q[12], unsigned lon
 #endif
 }
 
+/* Round 29B: the K2 blocks' records (ms_cu_orq_blk; stamps builds): op 1 clears the rows' words (~0: no record), op 0
+ * reads the first n (<= 4096) blocks' times (t: 3 x n, entry / scan end / exit, ns), words (m) and staged tokens (rn). */
+extern "C" int ms__cuda_stamps_blk(int op, int n, unsigned long long *t, uint32_t *m, uint32_t *rn) {
+#ifdef MS_CU_STAMPS
+    if (n > MS_CU_NBLK) n = MS_CU_NBLK;
+    if (op == 1) {
+        static uint32_t o[MS_CU_NBLK];
+        for (int i = 0; i < MS_CU_NBLK; i++) o[i] = ~0u;
+        return cudaDeviceSynchronize() == cudaSuccess && cudaMemcpyToSymbol(ms_cu_blk_m, o, sizeof o) == cudaSuccess ? 1 : -1;
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) return -1;
+    for (int k = 0; k < 3; k++)
+        if (cudaMemcpyFromSymbol(t + (size_t)k * n, ms_cu_blk_t, (size_t)n * 8, (size_t)k * MS_CU_NBLK * 8) != cudaSuccess)
+            return -1;
+    return cudaMemcpyFromSymbol(m, ms_cu_blk_m, (size_t)n * 4) == cudaSuccess &&
+                   cudaMemcpyFromSymbol(rn, ms_cu_blk_n, (size_t)n * 4) == cudaSuccess
+               ? 1
+               : -1;
+#else
+    (void)op, (void)n, (void)t, (void)m, (void)rn;
+    return 0;
+#endif
+}
+
 /* Round 17B: K4's row counters (ms_cu_stq): op 1 clears them (sums 0, least all ones, largest 0, rows 0), op 0
  * reads the 3 * 5 + 1 words (sums, least, largest, rows). Counted only while the stamps are armed. */
 extern "C" int ms__cuda_stamps_q(int op, unsigned long long q[16]) {
@@ -7484,6 +7629,20 @@ extern "C" int ms__cuda_orw(int32_t chunk, int32_t chunk16, int32_t load, int32_
     return 1;
 #else
     (void)chunk, (void)chunk16, (void)load, (void)ring16;
+    return 0;
+#endif
+}
+
+/* Round 29B's knob (-DMS_CU_OR_DYN_RT with -DMS_CU_OR_DYN: round 28A's pieces, how many by rule; ms_cu_ordyn_q says what
+ * q means). Returns 1 when built with it (the value set), else 0. */
+extern "C" int ms__cuda_ordyn(int q) {
+#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
+    ms_cu_or_dyq = q;
+    return 1;
+#elif defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
+    return cudaMemcpyToSymbol(ms_cu_ordyn_q, &q, sizeof q) == cudaSuccess ? 1 : -1;
+#else
+    (void)q;
     return 0;
 #endif
 }
