@@ -6738,8 +6738,8 @@ static bool ms_cu_or_dyok(const ms_cu_args &a) {
 #  define MS_CU_OR_ONEWAVE_CHUNK 40960
 #endif
 static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
-/* Round 29A (-DMS_CU_OR_R29=1 turns on the three below; each can be set alone; host only, off by default): the one-wave
- * rule per dtype and K2's ring in 2-byte one-read steps.
+/* Round 29A (MS_CU_OR_R29, on by default since the twenty-first session's final call, -DMS_CU_NO_OR_R29 off: turns on the
+ * three below; each can be set alone; host only): the one-wave rule per dtype and K2's ring in 2-byte one-read steps.
  * - MS_CU_OR_RING16: K2's cp.async ring in every one-read step of 2-byte logits (bf16 / fp16) whose chunks hold at
  *   least MS_CU_OR_RING16_MINCHUNK tokens, not only past one wave (ms_cu_ring_mode -1, the host's rule). Without the ring
  *   a K2or thread of bf16 keeps 2 groups of 8 bytes in flight (fp32: of 16), and the one-wave grids lost to the tail
@@ -6752,6 +6752,9 @@ static int32_t ms_cu_or_onewave = MS_CU_OR_ONEWAVE;
  *   compute-bound in K2's histogram pass and K3, which follow that count (V=151936 fp32 G=3: B=133 / 144 lost 5-8 us, 6
  *   chunks of 30392 against 4 of 50648; B=159..176 gained, 7 against 4). V=151936: B=159..176 (3 chunks); V=262144:
  *   B=83..88 (6), 100..105 (5). */
+#if !defined(MS_CU_NO_OR_R29) && !defined(MS_CU_OR_R29)
+#  define MS_CU_OR_R29 1
+#endif
 #ifdef MS_CU_OR_R29
 #  ifndef MS_CU_OR_RING16
 #    define MS_CU_OR_RING16 1
@@ -6917,7 +6920,7 @@ static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G, int 
             /* round 29A: the bound per dtype (ms_cu_ow_chunk16 for 2-byte logits; both MS_CU_OR_ONEWAVE_CHUNK by default) */
             const int64_t cb = elem == 2 ? ms_cu_ow_chunk16 : ms_cu_ow_chunk;
             if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + cb - 1) / cb) return (int32_t)g1;
-            /* round 29A (MS_CU_OR_ONEWAVE_LOAD, off by default): larger chunks, up to MS_CU_OR_CHUNKMAX, where the busiest
+            /* round 29A (MS_CU_OR_ONEWAVE_LOAD, on with MS_CU_OR_R29): larger chunks, up to MS_CU_OR_CHUNKMAX, where the busiest
              * multiprocessor scans fewer tokens than with G */
             if (ms_cu_ow_load && g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX &&
                 ms_cu_or_smload(sm_count, n, V, g1) < ms_cu_or_smload(sm_count, n, V, G))
@@ -7081,7 +7084,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
 #ifndef MS_CU_NO_RING
 #  ifdef MS_CU_ONEREAD
-    /* round 29A (MS_CU_OR_RING16, off by default): the host's rule takes the ring in every one-read step of 2-byte logits */
+    /* round 29A (MS_CU_OR_RING16, on with MS_CU_OR_R29): the host's rule takes the ring in every one-read step of 2-byte logits */
     const bool ring16 = ms_cu_or_ring16 && a.oneread && a.elem == 2 &&
                         (((a.V + a.G - 1) / a.G + 7) & ~7) >= (int32_t)(MS_CU_OR_RING16_MINCHUNK);
 #  else
