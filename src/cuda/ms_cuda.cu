@@ -5083,6 +5083,22 @@ static_assert(MS_CU_CAND + 5 * MS_CU_PW_AREA <= MS_CU_K4_DYN / 8, "the dry group
  * the kept total's two barriers and their shared round trips leave the chain after the list. Measured (round 29C,
  * docs/cuda.md): exact (6 CUDA tests, bench tokens), but 0.3-2.1 us a step slower at B=32..128 (each half alone too:
  * -DMS_CU_K4_FUSE_NOLD, -DMS_CU_K4_FUSE_NOFIN), level at B=256 (the loads alone 0.8-1.0 faster there): off. */
+/* The finish's two entries of a lane (lane, lane + 32) after the counts-above pass: id, mass, count and mass above, kept
+ * (the default's one-warp finish and round 29C's every-warp finish) */
+__device__ __forceinline__ void ms_cu_k4_fin_ld(const ms_cu_pe *T, const int32_t *Csh, const unsigned long long *Ash,
+                                                int32_t n, int lane, bool v[2], int32_t id[2], uint64_t q[2],
+                                                int32_t cn[2], uint64_t Ab[2], bool kp[2]) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int x = lane + 32 * h;
+        v[h] = x < n;
+        id[h] = v[h] ? T[x].id : 0;
+        q[h] = v[h] ? T[x].q : 0;
+        cn[h] = v[h] ? Csh[x] : 0;
+        Ab[h] = v[h] ? Ash[x] : 0;
+        kp[h] = v[h];
+    }
+}
 #if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOFIN) /* -DMS_CU_K4_FUSE_NOFIN: round 29C's loads alone (below) */
 #  define MS_CU_FU(OR) (OR)
 #else
@@ -5231,16 +5247,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
         bool v[2], kp[2], sp[2];
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int x = lane + 32 * h;
-            v[h] = x < n;
-            id[h] = v[h] ? T[x].id : 0;
-            q[h] = v[h] ? T[x].q : 0;
-            cn[h] = v[h] ? Csh[x] : 0;
-            Ab[h] = v[h] ? Ash[x] : 0;
-            kp[h] = v[h];
-        }
+        ms_cu_k4_fin_ld(T, Csh, Ash, n, lane, v, id, q, cn, Ab, kp);
         ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
         if (!dry) ms_cu_stamp_f(14);
         bool floor_on;
@@ -5275,16 +5282,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         int32_t id[2], cn[2];
         uint64_t q[2], Ab[2];
         bool v[2], kp[2], sp[2];
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int x = lane + 32 * h;
-            v[h] = x < n;
-            id[h] = v[h] ? T[x].id : 0;
-            q[h] = v[h] ? T[x].q : 0;
-            cn[h] = v[h] ? Csh[x] : 0;
-            Ab[h] = v[h] ? Ash[x] : 0;
-            kp[h] = v[h];
-        }
+        ms_cu_k4_fin_ld(T, Csh, Ash, n, lane, v, id, q, cn, Ab, kp);
         ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
         if (!dry) ms_cu_stamp_f(14);
         /* 5. the floor: stop ids lose their mass unless nothing would be left */
