@@ -63,6 +63,24 @@ static uint16_t bc_bf16(float f) {
     return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
+/* --dtype f16 (twenty-first session): a value rounded to IEEE binary16, to nearest even (finite values; past 65504 to
+ * infinity; below 2^-14 to a subnormal or zero), so that the one-read path's 2-byte launch rules can be measured on fp16 */
+static uint16_t bc_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    const uint16_t sg = (uint16_t)((x >> 16) & 0x8000u);
+    const uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x477ff000u) return (uint16_t)(sg | 0x7c00u); /* >= 65520: rounds past the largest half */
+    if (ax < 0x38800000u) { /* below 2^-14: a subnormal half, m * 2^-24 */
+        if (ax < 0x33000000u) return sg; /* below 2^-25: zero */
+        const uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e; /* value = m * 2^(e-150) */
+        const uint32_t h = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
+        return (uint16_t)(sg | (h + (rem > half || (rem == half && (h & 1u)))));
+    }
+    const uint32_t r = ax + 0xfffu + ((ax >> 13) & 1u); /* round the 13 dropped bits to nearest even */
+    return (uint16_t)(sg | ((r - 0x38000000u) >> 13));
+}
+
 static int bc_cmp_f(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
@@ -403,7 +421,7 @@ static void bc_stamps(cudaGraphExec_t ex, cudaStream_t st, const char *sname, in
 #endif
 
 static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, int32_t V, double bw, double t0) {
-    const int dt = o->dtype == MS_DTYPE_BF16 ? MS_DTYPE_BF16 : MS_DTYPE_F32;
+    const int dt = o->dtype == MS_DTYPE_BF16 || o->dtype == MS_DTYPE_F16 ? o->dtype : MS_DTYPE_F32;
     const size_t row_bytes = (size_t)V * (dt == MS_DTYPE_F32 ? 4 : 2), set_bytes = (size_t)B * row_bytes;
     size_t nsets = (size_t)ceil(o->min_buffer_mb * 1048576.0 / (double)set_bytes);
     if (nsets < 2) nsets = 2;
@@ -475,11 +493,11 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
     step.n_prefill = B;
     if (setting == MS_BENCH_FULL) ms_plan(res, &step);
     bc_fill(host, (size_t)B * V, peaked, s);
-    /* bf16 steps: the same values rounded to bf16, which both backends read as bf16 */
-    uint16_t *h16 = dt == MS_DTYPE_BF16 ? malloc(set_bytes) : NULL;
-    if (dt == MS_DTYPE_BF16) {
+    /* bf16 / fp16 steps: the same values rounded to bf16 / fp16, which both backends read as such */
+    uint16_t *h16 = dt != MS_DTYPE_F32 ? malloc(set_bytes) : NULL;
+    if (dt != MS_DTYPE_F32) {
         if (!h16) return -1;
-        for (size_t i = 0; i < (size_t)B * V; i++) h16[i] = bc_bf16(host[i]);
+        for (size_t i = 0; i < (size_t)B * V; i++) h16[i] = dt == MS_DTYPE_BF16 ? bc_bf16(host[i]) : bc_f16(host[i]);
     }
     const void *hin = h16 ? (const void *)h16 : (const void *)host;
 
@@ -571,7 +589,8 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
         }
     }
     const char *sname = dt == MS_DTYPE_BF16 ? (setting == MS_BENCH_FULL ? "full.bf16" : "top-p.bf16")
-                                            : (setting == MS_BENCH_FULL ? "full" : "top-p");
+                        : dt == MS_DTYPE_F16 ? (setting == MS_BENCH_FULL ? "full.f16" : "top-p.f16")
+                                             : (setting == MS_BENCH_FULL ? "full" : "top-p");
     double anchor = setting == MS_BENCH_FULL ? -1 : bc_anchor(peaked, B, V);
     char fij[320] = "null"; /* the JSON line's "flashinfer" value */
 #ifdef MSAMPLER_HAVE_FLASHINFER
@@ -585,7 +604,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
                "\"floor_us\":%.2f,\"read_us\":%.2f,\"empty_step_us\":%.2f,\"ratio\":%.2f,\"us_per_row\":%.3f,\"floor_us_per_row\":%.3f,\"threads\":0,"
                "\"baseline_us_per_row\":null,\"tokens_checked\":%d,\"tokens_match\":%s,\"copy_bw_gbs\":%.0f,"
                "\"input_sets\":%zu,\"flashinfer\":%s}\n",
-               dt == MS_DTYPE_BF16 ? "bf16" : "f32", setting == MS_BENCH_FULL ? "full" : "top-p", peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us,
+               dt == MS_DTYPE_BF16 ? "bf16" : dt == MS_DTYPE_F16 ? "f16" : "f32", setting == MS_BENCH_FULL ? "full" : "top-p", peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us,
                us / B, floor_us / B, checked,
                checked == agree ? "true" : "false", bw / 1e9, nsets, fij);
     } else {
@@ -655,7 +674,7 @@ int msample_bench_cuda(const ms_bench_opts *o) {
 #ifdef MS_BENCH_CUDA_STANDALONE
 /* Standalone: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both]
  *                           [--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline]
- *                           [--dtype f32|bf16] (bf16: the same values rounded to bf16, read as bf16 by both backends) */
+ *                           [--dtype f32|bf16|f16] (bf16, f16: the same values rounded to bf16 / fp16, read as such by both backends) */
 static int bc_list(const char *s, int32_t *out) {
     int n = 0;
     while (*s && n < MS_BENCH_MAX_LIST) {
@@ -686,8 +705,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--json")) o.json = true;
         else if (!strcmp(a, "--no-baseline")) o.no_baseline = true;
         else if (!strcmp(a, "--chain")) bc_chain_on = 1;
-        else if (!strcmp(a, "--dtype") && (!strcmp(v, "f32") || !strcmp(v, "bf16")))
-            o.dtype = strcmp(v, "bf16") ? MS_DTYPE_F32 : MS_DTYPE_BF16, i++;
+        else if (!strcmp(a, "--dtype") && (!strcmp(v, "f32") || !strcmp(v, "bf16") || !strcmp(v, "f16")))
+            o.dtype = !strcmp(v, "bf16") ? MS_DTYPE_BF16 : !strcmp(v, "f16") ? MS_DTYPE_F16 : MS_DTYPE_F32, i++;
         else if (!strcmp(a, "--shape")) {
             o.n_shapes = 0;
             if (strcmp(v, "peaked")) o.shapes[o.n_shapes++] = MS_BENCH_FLAT;
@@ -701,7 +720,7 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr, "usage: ms_bench_cuda [--vocab V,..] [--batch B,..] [--shape flat|peaked|both] "
                             "[--setting full|top-p|both] [--reps R] [--buffer-mb M] [--json] [--no-baseline] "
-                            "[--dtype f32|bf16] [--chain]\n");
+                            "[--dtype f32|bf16|f16] [--chain]\n");
             return 2;
         }
     }
