@@ -332,15 +332,13 @@
 #    ifdef MS_CU_OR_DYN_ALWAYS
 static int ms_cu_or_dyq = MS_CU_OR_DYN_RTQ; /* round 29B: the ring-less K2or's pieces (a.dyq; ms__cuda_ordyn, MS_CU_ORDYN) */
 #    endif
+extern "C" int ms__cuda_ordyn(int q); /* round 29B's knob (defined with the other knobs, below) */
 #    define MS_CU_DYS dyn.S
 #  else
 #    define MS_CU_DYS MS_CU_OR_DYN_S
 #  endif
 #  ifdef MS_CU_OR_DYN_RT
-#    ifndef MS_CU_OR_DYN_RTQ
-#      define MS_CU_OR_DYN_RTQ 0 /* q at start (the tests' binaries take it from here) */
-#    endif
-__device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ;
+__device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binaries take it from MS_CU_OR_DYN_RTQ) */
 #  endif
 #endif
 
@@ -2770,29 +2768,33 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #  endif
     constexpr int32_t PS = MS_CU_OR_DYN_PM * NG * 128, nwb = MS_CU_T123 / 32; /* K2's blocks: MS_CU_T123 threads */
     const int32_t Gr = MS_CU_ORG(a), tvr = a.V & ~3, P = (tvr + PS - 1) / PS;
-#  if defined(MS_CU_OR_DYN_ALWAYS)
-    /* round 29B: the ring-less K2or takes the pieces in every row (the host checked ms_cu_or_dyok: a row that does not
-     * qualify here is a host error, and traps) */
+    /* round 28A: the row qualifies for the pieces (the host's ms_cu_or_dyok checks the same from the step's arguments) */
+    const bool dyok = !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
+                      (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
+#  if defined(MS_CU_OR_DYN_ALWAYS) || defined(MS_CU_OR_DYN_RT)
+#    ifdef MS_CU_OR_DYN_ALWAYS
     const int dq = a.dyq;
-    const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
-                                                           : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
-    constexpr bool dy = !RG;
-    if (!RG && !(a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) && (long long)Gr * nwb * PS <= (long long)tvr &&
-                 P <= 32 * MS_CU_OR_DYN_BW))
-        __trap();
-    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, dS};
-#  elif defined(MS_CU_OR_DYN_RT)
+#    else
     const int dq = ms_cu_ordyn_q; /* round 29B's knob */
+#    endif
     const int32_t dS = dq == 0 ? MS_CU_OR_DYN_S : dq >= 64 ? (P + Gr * nwb - 1) / (Gr * nwb) + 1
                                                            : max(1, (int32_t)((long long)P * dq / 64 / (Gr * nwb)));
-    const bool dy = dq >= 0 && !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
-                    (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
-    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb, dS};
-#  else
-    const bool dy = !RG && a.k4zero && blockDim.x == MS_CU_T123 && ms_cu_vec4(c, 0) &&
-                    (long long)Gr * nwb * PS <= (long long)tvr && P <= 32 * MS_CU_OR_DYN_BW;
-    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb};
 #  endif
+#  if defined(MS_CU_OR_DYN_ALWAYS)
+    /* round 29B: the ring-less K2or takes the pieces in every row (a row that does not qualify here is a host error, and
+     * traps) */
+    constexpr bool dy = !RG;
+    if (!RG && !dyok) __trap();
+#  elif defined(MS_CU_OR_DYN_RT)
+    const bool dy = dq >= 0 && dyok;
+#  else
+    const bool dy = dyok;
+#  endif
+    const ms_cu_ordyn dyn = {&st->ticket, pbm, g * nwb, Gr * nwb
+#  if defined(MS_CU_OR_DYN_ALWAYS) || defined(MS_CU_OR_DYN_RT)
+                             , dS
+#  endif
+    };
     for (int i = threadIdx.x; i < MS_CU_OR_DYN_BW; i += blockDim.x) pbm[i] = 0;
     if (threadIdx.x == 0) sdy = dy;
 #endif
@@ -5138,68 +5140,6 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     int32_t *Csh = (int32_t *)(sh + 3 * MS_CU_WARP_N);
     __shared__ unsigned long long fin_tgt;
     __shared__ int fin_go;
-#if defined(MS_CU_K4_FUSE) && defined(MS_CU_K4_FUSE_W)
-    /* Round 29C (-DMS_CU_K4_FUSE_W=n, with MS_CU_K4_FUSE): where T is written and n is at most MS_CU_K4_FUSE_W (peaked
-     * rows list ~1-25), warp 0 alone finishes as ms_cu_k4_warp2 does (its passes over the list by broadcast reads, the
-     * same filters, floor, total and target), on T instead of making it, and with the kept set as a mask (above) instead
-     * of masses written back: no block barrier after the list's; the other warps go to the kernel's end. */
-    static_assert((MS_CU_K4_FUSE_W) <= MS_CU_WARP_N, "two entries a lane");
-    if (FU && ft && n <= (MS_CU_K4_FUSE_W)) {
-        if (t >= 32) return;
-        uint32_t k[2];
-        int32_t id[2], cn[2] = {0, 0};
-        uint64_t q[2], Ab[2] = {0, 0};
-        bool v[2], kp[2], sp[2];
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int x = lane + 32 * h;
-            v[h] = x < n;
-            const ms_cu_pe e = v[h] ? T[x] : ms_cu_pe{0u, 0, 0ull};
-            k[h] = e.key;
-            id[h] = e.id;
-            q[h] = e.q;
-            kp[h] = v[h];
-        }
-#pragma unroll 4
-        for (int32_t j = 0; j < n; j++) { /* pass 1: how many, and how much mass, strictly above each */
-            const ms_cu_pe e = T[j];
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const bool gt = e.key > k[h];
-                cn[h] += gt;
-                Ab[h] += gt ? e.q : 0;
-            }
-        }
-        if (!dry) ms_cu_stamp_f(13);
-        ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
-        if (!dry) ms_cu_stamp_f(14);
-        bool floor_on;
-        const uint64_t total = ms_cu_k4_floor(c, id, q, kp, sp, floor_on);
-        const bool ke0 = kp[0] && !(floor_on && sp[0]), ke1 = kp[1] && !(floor_on && sp[1]);
-        const unsigned long long kmask =
-            (unsigned long long)__ballot_sync(FULL, ke0) | ((unsigned long long)__ballot_sync(FULL, ke1) << 32);
-        if (!dry) ms_cu_stamp_f(15);
-        if (total == 0) {
-            if (lane == 0 && !dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
-            return;
-        }
-        const uint64_t target = ms__draw_target(dbits, total);
-        uint64_t P[2] = {0, 0};
-#pragma unroll 4
-        for (int32_t j = 0; j < n; j++) { /* pass 2: the drawn mass of the smaller kept ids */
-            const ms_cu_pe e = T[j];
-            const bool kj = (kmask >> j) & 1ull;
-#pragma unroll
-            for (int h = 0; h < 2; h++) P[h] += (kj && e.id < id[h]) ? e.q : 0;
-        }
-        const uint64_t eq0 = ke0 ? q[0] : 0, eq1 = ke1 ? q[1] : 0;
-        const bool hit0 = eq0 > 0 && P[0] <= target && target - P[0] < eq0;
-        const bool hit1 = eq1 > 0 && P[1] <= target && target - P[1] < eq1;
-        const unsigned bal = __ballot_sync(FULL, hit0 || hit1);
-        if (lane == __ffs(bal) - 1 && !dry) ms_cu_out(a, r, hit0 ? id[0] : id[1], MS_ROW_OK);
-        return;
-    }
-#endif
 #ifdef MS_CU_K4_FUSE
     if (!(FU && ft)) { /* round 29C: else T is written (the list's or the trim's barrier ordered it) */
 #endif
@@ -6466,15 +6406,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (e != cudaSuccess) return ms_cu_err(res, e, "K4's warm-up row");
     }
 #endif
-#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
-    if (getenv("MS_CU_ORDYN")) ms_cu_or_dyq = atoi(getenv("MS_CU_ORDYN")); /* round 29B's knob (the tests' runs) */
-#endif
-#if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_RT)
-    if (getenv("MS_CU_ORDYN")) { /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step) */
-        const int q = atoi(getenv("MS_CU_ORDYN"));
-        e = cudaMemcpyToSymbol(ms_cu_ordyn_q, &q, sizeof q);
-        if (e != cudaSuccess) return ms_cu_err(res, e, "MS_CU_ORDYN");
-    }
+#if defined(MS_CU_OR_DYN) && (defined(MS_CU_OR_DYN_ALWAYS) || defined(MS_CU_OR_DYN_RT))
+    /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step), as ms__cuda_ordyn sets it */
+    if (getenv("MS_CU_ORDYN") && ms__cuda_ordyn(atoi(getenv("MS_CU_ORDYN"))) < 0)
+        return ms_cu_err(res, cudaGetLastError(), "MS_CU_ORDYN");
 #endif
     const int32_t cap = res->params.capacity, rows = res->params.max_rows;
     const size_t words = (size_t)res->bitset_words;
@@ -6871,11 +6806,16 @@ static int32_t ms_cu_grid(int sm_count, int32_t n, int32_t V) {
     return G;
 }
 
+/* A row's chunk (tokens) with G chunks a row: the kernels' ((V + G - 1) / G + 7) & ~7, on the host */
+static int32_t ms_cu_chunk_of(int32_t V, int32_t G) {
+    return (int32_t)((((int64_t)V + G - 1) / G + 7) & ~(int64_t)7);
+}
+
 /* a.G = G and what follows from its chunk (returned): K2's per-block masses (a.pb, round 11; pb: their place in the
  * workspace) and K4's 16-byte walk (a.drawv). The launch's rule and the one-read grid (ms_cu_or_grid) both set it here. */
 static int32_t ms_cu_set_grid(ms_cu_args &a, const ms_cu_state *st, int32_t n, int32_t G, char *pb) {
     a.G = G;
-    const int32_t chunk = ((a.V + G - 1) / G + 7) & ~7;
+    const int32_t chunk = ms_cu_chunk_of(a.V, G);
     a.pb = (size_t)n * (size_t)G <= ms_cu_pb_blocks(st, n) && chunk >= ms_cu_pb_min ? (unsigned long long *)pb : NULL;
     a.drawv = chunk >= ms_cu_drawv_min;
     return chunk;
@@ -6900,8 +6840,7 @@ static int64_t ms_cu_or_bound(int32_t V, int64_t g) {
 }
 /* Round 29A: the most tokens a multiprocessor scans with g chunks a row (ceil(n g / SMs) blocks of g's chunk) */
 static int64_t ms_cu_or_smload(int sm_count, int32_t n, int32_t V, int64_t g) {
-    const int64_t chunk = (((int64_t)V + g - 1) / g + 7) & ~(int64_t)7;
-    return ((int64_t)n * g + sm_count - 1) / sm_count * chunk;
+    return ((int64_t)n * g + sm_count - 1) / sm_count * ms_cu_chunk_of(V, (int32_t)g);
 }
 static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G, int elem) {
     int64_t g2 = G;
@@ -6917,12 +6856,14 @@ static int32_t ms_cu_or_grid(int sm_count, int32_t n, int32_t V, int32_t G, int 
             const int64_t g1 = wave / (int64_t)n;
             /* round 29A: the bound per dtype (ms_cu_ow_chunk16 for 2-byte logits; both MS_CU_OR_ONEWAVE_CHUNK by default) */
             const int64_t cb = elem == 2 ? ms_cu_ow_chunk16 : ms_cu_ow_chunk;
-            if (g1 >= 1 && g1 < G && g1 >= ((int64_t)V + cb - 1) / cb) return (int32_t)g1;
-            /* round 29A (MS_CU_OR_ONEWAVE_LOAD, on with MS_CU_OR_R29): larger chunks, up to MS_CU_OR_CHUNKMAX, where the busiest
-             * multiprocessor scans fewer tokens than with G */
-            if (ms_cu_ow_load && g1 >= 1 && g1 < G && g1 >= ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX &&
-                ms_cu_or_smload(sm_count, n, V, g1) < ms_cu_or_smload(sm_count, n, V, G))
-                return (int32_t)g1;
+            if (g1 >= 1 && g1 < G) {
+                if (g1 >= ((int64_t)V + cb - 1) / cb) return (int32_t)g1;
+                /* round 29A (MS_CU_OR_ONEWAVE_LOAD, on with MS_CU_OR_R29): larger chunks, up to MS_CU_OR_CHUNKMAX, where the
+                 * busiest multiprocessor scans fewer tokens than with G */
+                if (ms_cu_ow_load && g1 >= ((int64_t)V + MS_CU_OR_CHUNKMAX - 1) / MS_CU_OR_CHUNKMAX &&
+                    ms_cu_or_smload(sm_count, n, V, g1) < ms_cu_or_smload(sm_count, n, V, G))
+                    return (int32_t)g1;
+            }
         }
         return G;
     }
@@ -7043,7 +6984,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         a.Go = a.G;
         if (n <= ms_cu_orfew_b && ms_cu_orfew_chunk > 0) {
             const int32_t go = (int32_t)(((int64_t)V + ms_cu_orfew_chunk - 1) / ms_cu_orfew_chunk);
-            const int32_t ochunk = ((V + go - 1) / go + 7) & ~7;
+            const int32_t ochunk = ms_cu_chunk_of(V, go);
             if (go < a.G && ochunk >= ms_cu_or_min) {
                 a.Go = go;
                 a.oneread = 1;
@@ -7084,7 +7025,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #  ifdef MS_CU_ONEREAD
     /* round 29A (MS_CU_OR_RING16, on with MS_CU_OR_R29): the host's rule takes the ring in every one-read step of 2-byte logits */
     const bool ring16 = ms_cu_or_ring16 && a.oneread && a.elem == 2 &&
-                        (((a.V + a.G - 1) / a.G + 7) & ~7) >= (int32_t)(MS_CU_OR_RING16_MINCHUNK);
+                        ms_cu_chunk_of(a.V, a.G) >= (int32_t)(MS_CU_OR_RING16_MINCHUNK);
 #  else
     const bool ring16 = false;
 #  endif
