@@ -304,8 +304,7 @@ static void bc_blk_step(bc_blkacc *A, unsigned long long t0ns) {
         A->nb++;
         const double dur = (double)(long long)(t[BB_N + i] - t[i]) / 1e3;
         A->dur_all += dur;
-        if ((int)((m[i] >> 8) & 255u) == rarg[r]) A->dur_late += dur;
-        (void)Li;
+        if (g == rarg[r]) A->dur_late += dur;
     }
     for (int k = 0; k < 256; k++)
         if (smn[k] > 0) A->ss_sm += smsum[k] * smsum[k] / smn[k];
@@ -588,9 +587,11 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
             ms_resource_free(ref);
         }
     }
-    const char *sname = dt == MS_DTYPE_BF16 ? (setting == MS_BENCH_FULL ? "full.bf16" : "top-p.bf16")
-                        : dt == MS_DTYPE_F16 ? (setting == MS_BENCH_FULL ? "full.f16" : "top-p.f16")
-                                             : (setting == MS_BENCH_FULL ? "full" : "top-p");
+    /* the dtype's name (the JSON line's "dtype") and the table's setting column: "full", "full.bf16", "top-p.f16", ... */
+    const char *dname = dt == MS_DTYPE_BF16 ? "bf16" : dt == MS_DTYPE_F16 ? "f16" : "f32";
+    char sname[16];
+    snprintf(sname, sizeof sname, "%s%s%s", setting == MS_BENCH_FULL ? "full" : "top-p", dt == MS_DTYPE_F32 ? "" : ".",
+             dt == MS_DTYPE_F32 ? "" : dname);
     double anchor = setting == MS_BENCH_FULL ? -1 : bc_anchor(peaked, B, V);
     char fij[320] = "null"; /* the JSON line's "flashinfer" value */
 #ifdef MSAMPLER_HAVE_FLASHINFER
@@ -604,7 +605,7 @@ static int bc_run(const ms_bench_opts *o, int setting, int peaked, int32_t B, in
                "\"floor_us\":%.2f,\"read_us\":%.2f,\"empty_step_us\":%.2f,\"ratio\":%.2f,\"us_per_row\":%.3f,\"floor_us_per_row\":%.3f,\"threads\":0,"
                "\"baseline_us_per_row\":null,\"tokens_checked\":%d,\"tokens_match\":%s,\"copy_bw_gbs\":%.0f,"
                "\"input_sets\":%zu,\"flashinfer\":%s}\n",
-               dt == MS_DTYPE_BF16 ? "bf16" : dt == MS_DTYPE_F16 ? "f16" : "f32", setting == MS_BENCH_FULL ? "full" : "top-p", peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us,
+               dname, setting == MS_BENCH_FULL ? "full" : "top-p", peaked ? "peaked" : "flat", B, V, us, floor_us, read_us, t0, us / floor_us,
                us / B, floor_us / B, checked,
                checked == agree ? "true" : "false", bw / 1e9, nsets, fij);
     } else {
