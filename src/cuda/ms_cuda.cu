@@ -482,6 +482,19 @@ typedef struct ms_cu_slot {
 /* Round 20A (-DMS_CU_OR_ROWCUT): the one-read rows' cut shared by the row's K2 blocks (ms_cu_k2_scan1), in rows of at
  * most MS_CU_ORRC blocks. */
 #define MS_CU_ORRC 16
+/* Round 30A (-DMS_CU_OR_RC2, off): round 20A's row cut in a leaner form: the slots in their own array (ms_cu_args' orc,
+ * MS_CU_ORRC words a row, the resource's own workspace only: ms_cu_state's d_orc, zeroed at creation and by each step's
+ * K4 for its rows), so ms_cu_rowstat keeps its size; both of a scan's cuts from one read of the bins
+ * (ms_cu_or_tkcut2); the slots' load without a compiler memory barrier; a block publishes only when its cut rose. */
+#if defined(MS_CU_OR_RC2) && defined(MS_CU_OR_ROWCUT)
+#  error "-DMS_CU_OR_RC2 replaces -DMS_CU_OR_ROWCUT: take one"
+#endif
+#if defined(MS_CU_OR_RC2) && defined(MS_CU_OR_DYN)
+#  error "-DMS_CU_OR_RC2 needs the static chunks: no MS_CU_OR_DYN"
+#endif
+#if defined(MS_CU_OR_RC2) && !defined(MS_CU_K4_ZERO)
+#  error "-DMS_CU_OR_RC2 needs MS_CU_K4_ZERO (the default): the slots are zero at a step's start only in the own workspace"
+#endif
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
 typedef struct ms_cu_rowstat {
     uint32_t maxkey;   /* atomicMax of key(y): the row max m */
@@ -521,6 +534,10 @@ typedef struct ms_cu_state {
     int32_t *d_stage;
     void *d_ws;
     size_t ws_bytes;
+#ifdef MS_CU_OR_RC2
+    uint32_t *d_orc;    /* round 30A: the one-read rows' cut slots, max_rows * MS_CU_ORRC, zero between steps */
+    int rcmax;          /* round 30A: ms_cu_args' rcmax */
+#endif
 #ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
 #endif
@@ -1385,6 +1402,11 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_K3W_K2
     int32_t k3w;                    /* round 25A: K2's grid does K3's work this step (ms_cu_k2_k3w; K4w checks k3done) */
+#endif
+#ifdef MS_CU_OR_RC2
+    uint32_t *orc;                  /* round 30A: the row cut's slots (MS_CU_ORRC a row), with k4zero; else NULL */
+    int32_t rcmax;                  /* round 30A: the row cut only in rows of at most this many chunks (MS_CU_ORRC; a
+                                     * measurement knob: MS_CU_RC2_G in the environment at resource creation, 0: never) */
 #endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
     int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
@@ -2252,6 +2274,46 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut(uint32_t *oh, uint32_t kk, fl
     const uint32_t k = ms_cu_key(xc);
     return k > have ? k : 0;
 }
+#ifdef MS_CU_OR_RC2
+/* Round 30A: ms_cu_or_tkcut for kk, and in nr the same cut for kr counted tokens (round 20A's slot: kr = ceil(k' / G)),
+ * from one read of the bins; nr 0 when there is none or it does not beat hr. Each is ms_cu_or_tkcut's b and check on
+ * the same counts (lower bounds, read once), so each is as exact as ms_cu_or_tkcut's. */
+__device__ __forceinline__ uint32_t ms_cu_or_tkcut_b(uint32_t b, float ry, float sc, float T) { /* as ms_cu_or_tkcut */
+#  ifdef MS_CU_OR_XBINS
+    if (b + 2 >= MS_CU_OBINS) return 0;
+    const float xe = ry - ((float)b + 1.5f) / sc, xc = ry - ((float)b + 2.5f) / sc;
+    if (!(xc > -INFINITY) || !(xe < INFINITY) || ms_cu_obin(ry, sc, xe) <= b || !(xc / T < xe / T)) return 0;
+#  else
+    if (b + 1 >= MS_CU_OBINS) return 0;
+    const float xc = (ry - ((float)b + 1.5f) / sc) * T;
+    if (!(xc > -INFINITY) || !(xc < INFINITY) || ms_cu_obin(ry, sc, xc / T) <= b) return 0;
+#  endif
+    return ms_cu_key(xc);
+}
+__device__ __forceinline__ uint32_t ms_cu_or_tkcut2(uint32_t *oh, uint32_t kk, float ry, float sc, float T, uint32_t have,
+                                                    int lane, uint32_t kr, uint32_t hr, uint32_t &nr) {
+    constexpr int PER = MS_CU_OBINS / 32;
+    uint32_t n[PER], sum, inc;
+    ms_cu_or_bread(oh, lane, n, sum, inc);
+    const unsigned bk = __ballot_sync(0xffffffffu, inc >= kk), br = __ballot_sync(0xffffffffu, inc >= kr);
+    nr = 0;
+    if (!br) return 0; /* kr <= kk: no lane reaches kk either */
+    uint32_t b = MS_CU_OBINS, b2 = MS_CU_OBINS, run = inc - sum;
+#pragma unroll
+    for (int j = 0; j < PER; j++) { /* the lane's first bins where the running count reaches kk, kr */
+        run += n[j];
+        if (b == MS_CU_OBINS && run >= kk) b = (uint32_t)(PER * lane + j);
+        if (b2 == MS_CU_OBINS && run >= kr) b2 = (uint32_t)(PER * lane + j);
+    }
+    b2 = __shfl_sync(0xffffffffu, b2, __ffs(br) - 1);
+    b = __shfl_sync(0xffffffffu, b, bk ? __ffs(bk) - 1 : 0);
+    const uint32_t k2 = ms_cu_or_tkcut_b(b2, ry, sc, T);
+    nr = k2 > hr ? k2 : 0;
+    if (!bk) return 0;
+    const uint32_t k = ms_cu_or_tkcut_b(b, ry, sc, T);
+    return k > have ? k : 0;
+}
+#endif
 
 /* ms_cu_k2_scan's pass with the cut from a lower bound of the chunk's max, raised as the pass goes: each thread
  * keeps the running max rm of its penalised x (fmaxf over raw values ignores NaN, which sanitize makes -inf,
@@ -2319,7 +2381,7 @@ template <int NG, bool RG, class P> /* RG: as ms_cu_k2_scan */
 __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, int32_t t1, float minp_cut,
                                                 uint32_t kk, uint32_t *smax, uint32_t *sref, uint32_t *stk,
                                                 uint32_t *oh, const ms_cu_ring &rg, P pass
-#ifdef MS_CU_OR_ROWCUT
+#if defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2)
                                                 , uint32_t *rcs, int rcg, int rcG
 #endif
 #ifdef MS_CU_OR_DYN
@@ -2347,6 +2409,12 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
     uint32_t rcpub = 0, rcv = ~0u; /* the key this warp last published; this lane's slot as last read */
     bool rcp = false;               /* a read pending (warp-uniform) */
+#endif
+#ifdef MS_CU_OR_RC2
+    /* Round 30A: as round 20A's (rcn, rcpub); rcv: lanes < G hold the slot read at this warp's last scan (0 until then:
+     * no cut), the others ~0u, so the warp's least is the row cut as last read (warp-uniform after __reduce_min_sync) */
+    const uint32_t rcn = rcs ? (kk + (uint32_t)rcG - 1u) / (uint32_t)rcG : 0u;
+    uint32_t rcpub = 0, rcv = lane < rcG ? 0u : ~0u;
 #endif
     if (vec) {
 #ifdef MS_CU_OR_DYN
@@ -2556,10 +2624,26 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     }
                 }
 #endif
+#ifdef MS_CU_OR_RC2
+                if (rcs) { /* round 30A: the row's cut as read at this warp's last scan (a load issued a step or more ago) */
+                    const uint32_t rk = __reduce_min_sync(FULL, rcv);
+                    MS_CU_ORQ_ADD(7, rk > tkk ? 1u : 0u);
+                    if (rk > tkk) {
+                        tkk = rk;
+                        rc = true;
+                        if (lane == 0) atomicMax(stk, rk); /* the block's warps take it at their next step (tko) */
+                    }
+                }
+#endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
+#ifdef MS_CU_OR_RC2
+                    uint32_t nr = 0; /* round 30A: the block's slot cut below rcn counted tokens, from the same read */
+                    const uint32_t nk = ms_cu_or_tkcut2(oh, kk, ry, osc, T, tkk, lane, rcn, rcpub, nr);
+#else
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
+#endif
                     MS_CU_ORQ_ADD(4, 1u);
                     MS_CU_ORQ_ADD(6, nk > tkk ? 1u : 0u);
                     if (nk > tkk) {
@@ -2581,6 +2665,16 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         rcv = ~0u;
                         if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane) : "memory");
                         rcp = true;
+                    }
+#endif
+#ifdef MS_CU_OR_RC2
+                    if (rcs) { /* round 30A: publish only a rise; the slots read for the warp's next step (no memory clobber:
+                                * nothing else is reloaded; the value is first used a step later) */
+                        if (nr > rcpub) {
+                            rcpub = nr;
+                            if (lane == 0) atomicMax(&rcs[rcg], nr);
+                        }
+                        if (lane < rcG) asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(rcv) : "l"(rcs + lane));
                     }
 #endif
                 }
@@ -2833,6 +2927,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #    error "-DMS_CU_OR_ROWCUT needs MS_CU_K4_ZERO (the default): the slots are zero at a step's start only in the own workspace"
 #  endif
 #  define MS_CU_RC_ARGS , (a.k4zero && a.G <= MS_CU_ORRC ? st->orcut : (uint32_t *)NULL), (int)g, (int)a.G
+#elif defined(MS_CU_OR_RC2)
+    /* round 30A: the row's slots (own workspace: a.orc non-NULL) when its blocks fit them */
+#  define MS_CU_RC_ARGS , (a.orc && MS_CU_ORG(a) <= a.rcmax ? a.orc + (size_t)r * MS_CU_ORRC : (uint32_t *)NULL), (int)g, (int)MS_CU_ORG(a)
 #else
 #  define MS_CU_RC_ARGS
 #endif
@@ -5927,6 +6024,9 @@ __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) {
         ms_cu_pdl_wait(); /* rows that returned before their wait */
         __syncthreads(); /* every thread's reads of the row's stats (K4R: k3done too) before they are zeroed */
         if (threadIdx.x < sizeof(ms_cu_rowstat) / 8) ((unsigned long long *)&a.stats[r])[threadIdx.x] = 0;
+#ifdef MS_CU_OR_RC2
+        else if (threadIdx.x - 32u < (unsigned)MS_CU_ORRC) a.orc[(size_t)r * MS_CU_ORRC + threadIdx.x - 32u] = 0; /* round 30A */
+#endif
     }
     ms_cu_stamp(24);
 }
@@ -6448,6 +6548,16 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     e = cudaMemset(st->d_ws, 0, ms_cu_align((size_t)rows * sizeof(ms_cu_rowstat)));
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
 #endif
+#ifdef MS_CU_OR_RC2 /* round 30A: the row cut's slots start zero; each step's K4 leaves its rows' zero */
+    MS_CU_ALLOC(st->d_orc, (size_t)rows * MS_CU_ORRC * sizeof(uint32_t));
+    e = cudaMemset(st->d_orc, 0, (size_t)rows * MS_CU_ORRC * sizeof(uint32_t));
+    if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
+    { /* a measurement knob (round 30A's call 2): MS_CU_RC2_G=0 compiles the row cut but never takes it */
+        const char *ev = getenv("MS_CU_RC2_G");
+        st->rcmax = ev && *ev ? atoi(ev) : MS_CU_ORRC;
+        if (st->rcmax > MS_CU_ORRC) st->rcmax = MS_CU_ORRC;
+    }
+#endif
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
@@ -6494,6 +6604,9 @@ extern "C" void ms__cuda_destroy(ms_resource *res) {
         cudaFree(st->d_kept);
         cudaFree(st->d_stage);
         cudaFree(st->d_ws);
+#ifdef MS_CU_OR_RC2
+        cudaFree(st->d_orc);
+#endif
         cudaGetLastError();
     }
     free(st->h_kept);
@@ -6943,6 +7056,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     const bool own = ws == st->d_ws;
     const size_t stat_bytes = (size_t)(own ? res->params.max_rows : n) * sizeof(ms_cu_rowstat);
     a.k4zero = own;
+#  ifdef MS_CU_OR_RC2
+    a.orc = own ? st->d_orc : NULL; /* round 30A */
+    a.rcmax = st->rcmax;
+#  endif
 #else
     const size_t stat_bytes = (size_t)n * sizeof(ms_cu_rowstat);
 #endif
@@ -7092,6 +7209,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (st->ws_dirty) { /* a step failed half-way: zero every row's stats first (a memset node in a capture) */
             cudaError_t e = cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the stats");
+#ifdef MS_CU_OR_RC2 /* round 30A: and the row cut's slots */
+            e = cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
+            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's slots");
+#endif
             cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
             e = cudaStreamIsCapturing(st->stream, &cs);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: capture status");
@@ -7188,6 +7309,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (own) {
             st->ws_dirty = true;
             (void)cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
+#ifdef MS_CU_OR_RC2
+            (void)cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
+#endif
         }
 #endif
         return ms_cu_err(res, e, "sample: launch");
