@@ -3384,6 +3384,31 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 if (isfinite(v)) xq0 = v;
             }
         }
+#      if MS_CU_K2_HQ0 == 2
+        /* =2: every token's key and count first, then the exp, mass and parts only for a group not below xq0: a warp
+         * whose lanes disagree runs the key and count once (=1 ran them in both of its branches). */
+        if (vec)
+            ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
+                float y[4];
+                uint32_t b[4];
+#        pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    y[k] = ms__sanitize(v[k]) / T;
+                    b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
+                    atomicAdd(&scnt[b[k]], 1u);
+                }
+                if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
+#        pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const uint64_t q = ms__mass(ms__exp(y[k] - m));
+                    if (q) {
+                        atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
+                        atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
+                        atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
+                    }
+                }
+            });
+#      else
         if (vec)
             ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
                 if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) {
@@ -3395,6 +3420,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #      pragma unroll
                 for (int k = 0; k < 4; k++) tok(ms__sanitize(v[k]));
             });
+#      endif
 #    else
         if (vec)
             ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
