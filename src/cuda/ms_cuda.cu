@@ -3366,7 +3366,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         const bool vec = ms_cu_vec4(c, t0);
         int32_t ts = t0;
 #    ifdef MS_CU_K2_HQ0
-        /* Round 30B (-DMS_CU_K2_HQ0=1 or =2, off: the bench's rows have no such group, +0.3..+4.8 us; rows with MS_BENCH_PEAKS=3
+        /* Round 30B (-DMS_CU_K2_HQ0=1 or =2, off: the bench's rows have no such group, +0.1..+4.8 us; rows with MS_BENCH_PEAKS=3
          * up to -30 us at B=256; docs/cuda.md): a group of 4 whose raw maximum lies below xq0 takes the key and the count
          * only: each of its tokens has q = 0, which tok adds to no part. xq0 = v - |v| 1e-5 with v = fl(fl(m - 32) T)
          * (round 4's xskip form): x < xq0 gives fl(x / T) < fl(m - 32) (the division is monotone; the 1e-5 margin is
