@@ -3462,11 +3462,70 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         };
         const bool vec = ms_cu_vec4(c, t0);
         int32_t ts = t0;
+#    ifdef MS_CU_K2_HQ0
+        /* Round 30B (-DMS_CU_K2_HQ0=1 or =2, off: the bench's rows have no such group, +0.1..+4.8 us; rows with MS_BENCH_PEAKS=3
+         * up to -30 us at B=256; docs/cuda.md): a group of 4 whose raw maximum lies below xq0 takes the key and the count
+         * only: each of its tokens has q = 0, which tok adds to no part. xq0 = v - |v| 1e-5 with v = fl(fl(m - 32) T)
+         * (round 4's xskip form): x < xq0 gives fl(x / T) < fl(m - 32) (the division is monotone; the 1e-5 margin is
+         * far above the roundings, |fl(m - 32)| >= 1e-30 and T >= 1e-5 keep v normal), so with |m| <= 2^20
+         * (fl(m - 32) within 0.07 of m - 32) d = fl(y - m) <= -31.9, below MS_FAST_ZERO_D = -27.8, under which
+         * ms__exp(d) < 2^-40 (tests/cpu checks every float in [-86, -27.8]; below -86 it is 0): ms__mass gives 0.
+         * fmaxf ignores a NaN, whose sanitized -inf is below xq0 too (q = 0: ms__exp(-inf) = 0); four NaNs give a NaN
+         * maximum and the long path. Disabled (-inf) outside those bounds. The counts are kept: the mode's lowest
+         * non-empty bucket, min_keep's and top-k's buckets and BAND's bucket size read every bucket's count. */
+        float xq0 = -INFINITY;
+        if (isfinite(m) && fabsf(m) <= 1048576.0f) {
+            const float ylim = m - 32.0f;
+            if (fabsf(ylim) >= 1e-30f) {
+                float v = ylim * T;
+                v = v - fabsf(v) * 1e-5f;
+                if (isfinite(v)) xq0 = v;
+            }
+        }
+#      if MS_CU_K2_HQ0 == 2
+        /* =2: every token's key and count first, then the exp, mass and parts only for a group not below xq0: a warp
+         * whose lanes disagree runs the key and count once (=1 ran them in both of its branches). */
+        if (vec)
+            ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
+                float y[4];
+                uint32_t b[4];
+#        pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    y[k] = ms__sanitize(v[k]) / T;
+                    b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
+                    atomicAdd(&scnt[b[k]], 1u);
+                }
+                if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
+#        pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const uint64_t q = ms__mass(ms__exp(y[k] - m));
+                    if (q) {
+                        atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
+                        atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
+                        atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
+                    }
+                }
+            });
+#      else
+        if (vec)
+            ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
+                if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) {
+#      pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        atomicAdd(&scnt[ms_cu_key(ms__sanitize(v[k]) / T) >> (32 - MS_CU_HBITS)], 1u);
+                    return;
+                }
+#      pragma unroll
+                for (int k = 0; k < 4; k++) tok(ms__sanitize(v[k]));
+            });
+#      endif
+#    else
         if (vec)
             ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
 #pragma unroll
                 for (int k = 0; k < 4; k++) tok(ms__sanitize(v[k]));
             });
+#    endif
         for (int32_t t = ts + (int32_t)threadIdx.x; t < t1; t += blockDim.x) tok(ms__sanitize(ms_cu_load(c.row, c.dtype, t)));
     } else
 #  endif
