@@ -5107,10 +5107,10 @@ __device__ __forceinline__ void ms_cu_k4_fin_ld(const ms_cu_pe *T, const int32_t
 #  define MS_CU_FU(OR) false
 #endif
 /* Round 30C (-DMS_CU_K4_LDTWO, off): round 29C's one-round-trip loads (ms_cu_k4_lite, below: the stats' first 16 bytes,
- * m0 and npre candidate rounds at once, no bins) in round 20B's K4L only (ms_cu_k4_lite's template argument LD), where
- * round 29C's loads alone (-DMS_CU_K4_FUSE_NOFIN) were 0.8-1.0 us faster at B=256. The one-read steps' ms_cu_k4<true>
- * (B <= SMs, where they were 0.4-0.9 slower) and ms_cu_k4<false> keep the default's loads and SASS; so does K4R (the
- * lean rows K4L gives up), which runs ms_cu_k4<true>'s row code: with an instantiation of its own (LD in
+ * m0 and npre candidate rounds at once, no bins) in round 20B's K4L only (ms_cu_k4_lite's template argument LD). Exact (7
+ * CUDA tests); full B=200 / 256 0.5-1.1 us faster, B=133..176 level, but ms_cu_k4<true>'s and K4R's SASS still move with
+ * the switch (their source paths unchanged; cause not found) and B=64 is 0.3 us slower: off (docs/cuda.md, round 30C).
+ * K4R runs ms_cu_k4<true>'s row code (the lean rows K4L gives up): with an instantiation of its own (LD in
  * ms_cu_k4_row) ms_cu_k4<true>'s SASS changed even in the default build (an 8-byte stack frame). MS_CU_LD1(OR, LD): the
  * instantiation takes the loads for its one-read rows. */
 #if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOLD)
@@ -5119,9 +5119,9 @@ __device__ __forceinline__ void ms_cu_k4_fin_ld(const ms_cu_pe *T, const int32_t
 #  define MS_CU_LD1(OR, LD) ((OR) && (LD)) /* round 30C: K4L */
 #endif
 /* MS_CU_NP(OR, LD): ms_cu_k4_list's instantiation loads past npre (<= PF) speculative rounds, not PF. Round 30C's
- * first form passed npre to every instantiation (npre = PF but in K4L / K4R) and ms_cu_k4<true>'s and ms_cu_k4<false>'s
- * SASS changed (ms_cu_k4<true>: an 8-byte stack frame, full B=64 +0.5 us): the kernels that do not take the loads
- * now compile the default's statements (if constexpr: the others are not instantiated). */
+ * first form passed npre to every instantiation (npre = PF but in K4L / K4R) and ms_cu_k4<false>'s SASS changed too:
+ * the kernels that do not take the loads compile the default's statements (if constexpr: the others are not
+ * instantiated); ms_cu_k4<false> is then the default's, ms_cu_k4<true> and K4R are not (above). */
 #ifdef MS_CU_K4_FUSE
 #  define MS_CU_NP(OR, LD) true /* round 29C as measured */
 #elif defined(MS_CU_LD1)
@@ -5777,7 +5777,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
   } else
 #endif
 #ifdef MS_CU_LD1 /* -DMS_CU_K4_FUSE_NOLD: round 29C's finish alone */
-  /* Round 29C (-DMS_CU_K4_FUSE; round 30C's -DMS_CU_K4_LDTWO in K4L / K4R only): a one-read row's loads after the wait,
+  /* Round 29C (-DMS_CU_K4_FUSE; round 30C's -DMS_CU_K4_LDTWO in K4L only): a one-read row's loads after the wait,
    * issued together before any branch (volatile:
    * ptxas does not sink them, as round 17B's EARLYLD): the stats' first 16 bytes, m0 (the finish's, same line), and
    * npre rounds of the candidates instead of PF: K2or lists at most about G x kk of them (its chunks' top k'; the list
