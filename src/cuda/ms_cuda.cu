@@ -5262,6 +5262,30 @@ __device__ __forceinline__ void ms_cu_k4_fin_ld(const ms_cu_pe *T, const int32_t
 #else
 #  define MS_CU_FU(OR) false
 #endif
+/* Round 30C (-DMS_CU_K4_LDTWO, off): round 29C's one-round-trip loads (ms_cu_k4_lite, below: the stats' first 16 bytes,
+ * m0 and npre candidate rounds at once, no bins) in round 20B's K4L only (ms_cu_k4_lite's template argument LD). Exact (7
+ * CUDA tests); full B=200 / 256 0.5-1.1 us faster, B=133..176 level, but ms_cu_k4<true>'s and K4R's SASS still move with
+ * the switch (their source paths unchanged; cause not found) and B=64 is 0.3 us slower: off (docs/cuda.md, round 30C).
+ * K4R runs ms_cu_k4<true>'s row code (the lean rows K4L gives up): with an instantiation of its own (LD in
+ * ms_cu_k4_row) ms_cu_k4<true>'s SASS changed even in the default build (an 8-byte stack frame). MS_CU_LD1(OR, LD): the
+ * instantiation takes the loads for its one-read rows. */
+#if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOLD)
+#  define MS_CU_LD1(OR, LD) (OR) /* round 29C: every one-read kernel */
+#elif defined(MS_CU_K4_LDTWO) && defined(MS_CU_K4_TWO)
+#  define MS_CU_LD1(OR, LD) ((OR) && (LD)) /* round 30C: K4L */
+#endif
+/* MS_CU_NP(OR, LD): ms_cu_k4_list's instantiation loads past npre (<= PF) speculative rounds, not PF. Round 30C's
+ * first form passed npre to every instantiation (npre = PF but in K4L / K4R) and ms_cu_k4<false>'s SASS changed too:
+ * the kernels that do not take the loads compile the default's statements (if constexpr: the others are not
+ * instantiated); ms_cu_k4<false> is then the default's, ms_cu_k4<true> and K4R are not (above). */
+#ifdef MS_CU_K4_FUSE
+#  define MS_CU_NP(OR, LD) true /* round 29C as measured */
+#elif defined(MS_CU_LD1)
+#  define MS_CU_NP(OR, LD) MS_CU_LD1(OR, LD)
+#endif
+#ifdef MS_CU_NP
+#  define MS_CU_K4_NPRE /* ms_cu_k4_list: template argument NP, argument npre */
+#endif
 #ifdef MS_CU_K4_FUSE
 template <bool WP = false, bool FU = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW); FU: round 29C */
 #else
@@ -5421,12 +5445,19 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * row's n_all candidates at or above the coarse bucket `bound` and, when bmax < MS_CU_LBINS - 1, in the
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
+#ifdef MS_CU_K4_NPRE
+template <int PF, bool OR = false, bool L1 = true, bool NP = false> /* NP: MS_CU_NP (above ms_cu_k4_fin_blk) */
+#else
 template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
+#endif
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
+#ifdef MS_CU_K4_NPRE
+                                              , int32_t npre = PF
+#endif
 #ifdef MS_CU_K4_FUSE
-                                              , int32_t npre = PF, ms_cu_pe *fT = nullptr
+                                              , ms_cu_pe *fT = nullptr
 #endif
                                               ) {
     const int lane = threadIdx.x & 31;
@@ -5469,11 +5500,17 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 #pragma unroll
         for (int u = 0; u < PF; u++)
             if (j == u) v = pre[u];
-#ifdef MS_CU_K4_FUSE
-        if (j >= npre && i < n_all) v = g[i]; /* round 29C: npre (<= PF) speculative loads were issued */
-        uint64_t fq = 0;
+#ifdef MS_CU_K4_NPRE
+        if constexpr (NP) {
+            if (j >= npre && i < n_all) v = g[i]; /* round 29C / 30C: npre (<= PF) speculative loads were issued */
+        } else {
+            if (j >= PF && i < n_all) v = g[i];
+        }
 #else
         if (j >= PF && i < n_all) v = g[i];
+#endif
+#ifdef MS_CU_K4_FUSE
+        uint64_t fq = 0;
 #endif
         bool in = i < n_all && (uint32_t)(v >> (32 + 32 - MS_CU_HBITS)) >= bound &&
                   (bmax == MS_CU_LBINS - 1 || ms_cu_lbin(c, lscale, (uint32_t)(v >> 32)) <= bmax);
@@ -5800,7 +5837,7 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
 
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
-template <bool OR, int CAP = MS_CU_CAND, bool PW = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w */
+template <bool OR, int CAP = MS_CU_CAND, bool PW = false, bool LD = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w; LD: round 30C's K4L (MS_CU_LD1) */
 __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms_cu_row &c, const ms_cu_filt &f,
                                               int32_t kk, ms_cu_k4sh &S, unsigned long long *cand_sh,
                                               int32_t *n_sh
@@ -5816,8 +5853,13 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
     int32_t n = MS_CU_WARP_N; /* round 21C: the dry finish groups' fake list */
-#ifdef MS_CU_K4_FUSE
+#ifdef MS_CU_LD1
+    const bool ld1 = MS_CU_LD1(OR, LD) && oneread && !dry; /* round 29C / 30C: this row's loads in one round trip */
     uint64_t m0e = 0; /* round 29C: a one-read row's m0, loaded with its stats */
+    (void)ld1;
+    (void)m0e;
+#endif
+#ifdef MS_CU_K4_FUSE
     ms_cu_pe *const fT = reinterpret_cast<ms_cu_pe *>(cand_sh + CAP); /* the finish's entries (ms_cu_k4_fin_blk's T) */
     bool ft = false; /* T written by the list or the trim (ms_cu_k4_fin_blk) */
 #endif
@@ -5853,15 +5895,18 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     static_assert(PF <= MS_CU_K4_PF, "the warm-up's candidates cover the speculative loads");
     unsigned long long pre[PF];
     uint32_t mk, cand_n, bound, hb[8];
-#ifdef MS_CU_K4_FUSE
+#ifdef MS_CU_K4_NPRE
     /* round 29C: a one-read row's speculative rounds (>= 1, <= PF: see the loads below), block-uniform */
     int32_t npre = PF;
-#  ifndef MS_CU_K4_FUSE_NOLD
-    if (oneread && !dry) { /* G <= 528, kk <= MS_CU_CAND: 32 bits */
-        const uint32_t want = ((uint32_t)a.G * (uint32_t)kk + MS_CU_T4 - 1) / MS_CU_T4;
-        npre = want < 1u ? 1 : want > (uint32_t)PF ? PF : (int32_t)want;
+#  ifdef MS_CU_LD1
+    if constexpr (MS_CU_LD1(OR, LD)) {
+        if (ld1) { /* G <= 528, kk <= MS_CU_CAND: 32 bits */
+            const uint32_t want = ((uint32_t)a.G * (uint32_t)kk + MS_CU_T4 - 1) / MS_CU_T4;
+            npre = want < 1u ? 1 : want > (uint32_t)PF ? PF : (int32_t)want;
+        }
     }
 #  endif
+    (void)npre;
 #endif
 #ifdef MS_CU_K4_EARLYLD
   if (MS_CU_R17(OR)) {
@@ -5887,26 +5932,40 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                  : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
   } else
 #endif
-#if defined(MS_CU_K4_FUSE) && !defined(MS_CU_K4_FUSE_NOLD) /* -DMS_CU_K4_FUSE_NOLD: round 29C's finish alone */
-  /* Round 29C (-DMS_CU_K4_FUSE): a one-read row's loads after the wait, issued together before any branch (volatile:
+#ifdef MS_CU_LD1 /* -DMS_CU_K4_FUSE_NOLD: round 29C's finish alone */
+  /* Round 29C (-DMS_CU_K4_FUSE; round 30C's -DMS_CU_K4_LDTWO in K4L only): a one-read row's loads after the wait,
+   * issued together before any branch (volatile:
    * ptxas does not sink them, as round 17B's EARLYLD): the stats' first 16 bytes, m0 (the finish's, same line), and
    * npre rounds of the candidates instead of PF: K2or lists at most about G x kk of them (its chunks' top k'; the list
    * loads any further ones itself); no bins (a one-read row's list never reads them: bmax stays MS_CU_LBINS - 1). */
-  if (oneread && !dry) {
-    uint32_t tk_;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
-    (void)tk_;
-    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(m0e) : "l"(&st->m0));
-#pragma unroll
-    for (int j = 0; j < PF; j++) {
-        pre[j] = 0;
-        if (j < npre) asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+  /* the default's loads (below), twice: MS_CU_LD1's instantiations (if constexpr) and the others */
+#  define MS_CU_K4_LD0                                                                                                    \
+    {                                                                                                                     \
+        _Pragma("unroll") for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative */       \
+        mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;                                                          \
+        const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);                                                            \
+        _Pragma("unroll") for (int j = 0; j < 8; j++) hb[j] = hrow[j];                                                    \
     }
+  if constexpr (MS_CU_LD1(OR, LD)) {
+    if (ld1) {
+      uint32_t tk_;
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+      (void)tk_;
+      asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(m0e) : "l"(&st->m0));
 #pragma unroll
-    for (int j = 0; j < 8; j++) hb[j] = 0;
+      for (int j = 0; j < PF; j++) {
+          pre[j] = 0;
+          if (j < npre) asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+      }
+#pragma unroll
+      for (int j = 0; j < 8; j++) hb[j] = 0;
+    } else
+      MS_CU_K4_LD0
   } else
-#endif
+    MS_CU_K4_LD0
+#  undef MS_CU_K4_LD0
+#else
   {
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
@@ -5915,6 +5974,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
   }
+#endif
     if (mk <= MS_CU_KEY_NEGINF) return false;
     c.m = ms_cu_unkey(mk);
     c.inf_row = ms__is_pos_inf(c.m);
@@ -5947,9 +6007,16 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
         for (int i = threadIdx.x; i < MS_CU_LBINS; i += blockDim.x) S.cnt[i] = 0;
 #endif
     for (;;) {
-            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)>(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
+            ms_cu_k4_list<PF, OR, MS_CU_R17(OR)
+#ifdef MS_CU_K4_NPRE
+                          , MS_CU_NP(OR, LD)
+#endif
+                          >(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
+#ifdef MS_CU_K4_NPRE
+                                                 , npre
+#endif
 #ifdef MS_CU_K4_FUSE
-                                                 , npre, MS_CU_FU(OR) ? fT : nullptr
+                                                 , MS_CU_FU(OR) ? fT : nullptr
 #endif
                                                  );
 #ifdef MS_CU_STAMPS_LIST
@@ -6040,11 +6107,17 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_K4_FUSE
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP), MS_CU_FU(OR)>(a, r, c, f, cand_sh, n,
 #  ifndef MS_CU_K4_FUSE_NOLD
-                                                               (oneread && !dry) ? m0e : st->m0, /* round 29C: loaded with the stats */
+                                                               ld1 ? m0e : st->m0, /* round 29C: loaded with the stats */
 #  else
                                                                st->m0,
 #  endif
                                                                cand_sh + CAP, dbits, dry, ft);
+#elif defined(MS_CU_LD1)
+        if constexpr (MS_CU_LD1(OR, LD))
+            ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, ld1 ? m0e : st->m0, /* round 30C: loaded with the stats */
+                                                      cand_sh + CAP, dbits, dry);
+        else
+            ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
 #else
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
 #endif
@@ -6360,8 +6433,13 @@ __global__ void __launch_bounds__(MS_CU_T4, 2) ms_cu_k4l(ms_cu_args a) {
     __syncthreads();
     ms_cu_pdl_wait();
     ms_cu_stamp(9);
-    if (lean && ms_cu_k4_lite<true, MS_CU_K4L_CAP>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false,
-                                                  cnt_all) &&
+#ifdef MS_CU_LD1
+    constexpr bool LD = true; /* round 30C */
+#else
+    constexpr bool LD = false;
+#endif
+    if (lean && ms_cu_k4_lite<true, MS_CU_K4L_CAP, false, LD>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow,
+                                                             false, cnt_all) &&
         threadIdx.x == 0)
         a.stats[r].k3done = 1u;
 }
@@ -6376,7 +6454,8 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4r(ms_cu_args a) {
             go = !a.stats[blockIdx.x].k3done;
         }
     }
-    if (go) ms_cu_k4_row<true>(a, blockIdx.x); /* other rows: set-up, then the wait, as in ms_cu_k4<true> */
+    if (go) ms_cu_k4_row<true>(a, blockIdx.x); /* other rows: set-up, then the wait, as in ms_cu_k4<true> (round 30C's loads
+                                                 * not here: an instantiation of K4R's own changed ms_cu_k4<true>'s SASS) */
     ms_cu_k4_zero(a, blockIdx.x);
 }
 #endif
