@@ -4,7 +4,9 @@ fp32, V=151936), from ncu's `--page source --print-source cuda,sass --csv` expor
 Line numbers are those of D's binary (-lineinfo, built from f0b09f1: `git show f0b09f1:src/cuda/ms_cuda.cu`; main
 55ca3aa's file has other line numbers, same kernels). A SASS instruction whose line lies in a header (intrinsics, cmath,
 ms_math.h) or in a small helper (ms_cu_key, ms_cu_obin, ms_cu_from_y...) takes the region of the last instruction before
-it (in address order) whose line defines one. Usage: attr.py DIR F0B_SOURCE [lines|regions|counts]"""
+it (in address order) whose line defines one. Usage: attr.py DIR F0B_SOURCE [lines|regions|counts]
+       attr.py DIR F0B_SOURCE nregions N_CSV N_SOURCE: D's flat regions beside N's (call 2's src_flat_N.csv.gz, N's source:
+       its lines mapped to f0b09f1's by difflib; N's own new lines, round 31B's filter, count as the drain)"""
 import csv, gzip, sys, collections
 D, SRC = sys.argv[1], sys.argv[2]
 what = sys.argv[3] if len(sys.argv) > 3 else 'regions'
@@ -45,7 +47,27 @@ for a in addrs:
     reg[a] = r or lastr; ctx[a] = lastl
 NTOK = 64 * 151936
 IE, WS, LS = 'Instructions Executed', 'Warp Stall Sampling (All Samples)', 'stall_long_sb'
-if what == 'regions':
+if what == 'nregions':
+    import difflib
+    N = load(sys.argv[4]); nsrc = open(sys.argv[5]).read().split('\n'); mp = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, src, nsrc, autojunk=False).get_opcodes():
+        if tag == 'equal':
+            for k in range(j2 - j1): mp[j1 + k + 1] = i1 + k + 1
+    lastr = 'I K2or set-up, chunk max, end'; nagg = collections.defaultdict(float); dagg = collections.defaultdict(float)
+    for a in sorted(N):
+        f, l, s_, d = N[a]
+        r = None
+        if f == 'ms_cuda.cu':
+            r = region(mp[l]) if l in mp else 'F drain (division, exp, min-p test, C)'
+        if r: lastr = r
+        nagg[r or lastr] += d[IE]
+    for a in addrs: dagg[reg[a]] += F[a][3][IE]
+    print('| region | D flat M inst (call 1) | N flat M inst (call 2) | N - D |')
+    print('| --- | --- | --- | --- |')
+    for k in sorted(set(dagg) | set(nagg)):
+        print(f'| {k} | {dagg[k]/1e6:.3f} | {nagg[k]/1e6:.3f} | {(nagg[k]-dagg[k])/1e6:+.3f} |')
+    print(f'| total | {sum(dagg.values())/1e6:.3f} | {sum(nagg.values())/1e6:.3f} | {(sum(nagg.values())-sum(dagg.values()))/1e6:+.3f} |')
+elif what == 'regions':
     agg = collections.defaultdict(lambda: [0.0] * 4)
     for a in addrs:
         v = agg[reg[a]]
