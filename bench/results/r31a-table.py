@@ -11,7 +11,7 @@ for line in open(sys.argv[1]):
         var, dt = m.group(3), m.group(4) or 'fp32'
         continue
     f = line.split()
-    if var and len(f) >= 9 and f[0] in ('full', 'top-p') and f[2].isdigit():
+    if var and len(f) >= 9 and f[0].split('.')[0] in ('full', 'top-p') and f[2].isdigit():
         key = (f[0], dt, int(f[3]), f[1], int(f[2]))
         cells.setdefault(key, {}).setdefault(var, []).append(float(f[4]))
         if '/' in f[8]:

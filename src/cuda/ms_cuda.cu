@@ -506,6 +506,9 @@ typedef struct ms_cu_slot {
 #  define MS_CU_RCB 128
 #  define MS_CU_RCB_SH 19
 #  define MS_CU_RCB_BASE (0xbf000000u >> MS_CU_RCB_SH) /* ms_cu_key(0.5f) >> MS_CU_RCB_SH: bin 0's lower edge */
+#  ifndef MS_CU_RC_MINCHUNK /* the cut only in steps whose chunks hold at least this many tokens (B >= 8 at V=151936) */
+#    define MS_CU_RC_MINCHUNK 2048
+#  endif
 #  if defined(MS_CU_OR_RC2)
 #    error "-DMS_CU_K1_ROWCUT and -DMS_CU_OR_RC2: K4's zeroing of the stats and of RC2's slots would overlap; take one"
 #  endif
@@ -560,6 +563,9 @@ typedef struct ms_cu_state {
 #ifdef MS_CU_OR_RC2
     uint32_t *d_orc;    /* round 30A: the one-read rows' cut slots, max_rows * MS_CU_ORRC, zero between steps */
     int rcmax;          /* round 30A: ms_cu_args' rcmax */
+#endif
+#ifdef MS_CU_K1_ROWCUT
+    int rcmin;          /* round 31A: the row cut in steps whose chunks hold at least this many tokens (ms_cu_args' rcut) */
 #endif
 #ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
@@ -1431,6 +1437,10 @@ struct ms_cu_args {
     int32_t rcmax;                  /* round 30A: the row cut only in rows of at most this many chunks (MS_CU_ORRC; a
                                      * measurement knob: MS_CU_RC2_G in the environment at resource creation, 0: never) */
 #endif
+#ifdef MS_CU_K1_ROWCUT
+    int32_t rcut;                   /* round 31A: K1 counts its warp maxima and K2 takes the row cut this step (chunks of at
+                                     * least st->rcmin tokens: MS_CU_RC_MINCHUNK, or MS_CU_RC_MIN in the environment) */
+#endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
     int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
 #endif
@@ -1607,7 +1617,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
         { /* round 31A: lane w < nw counts warp w's maximum (the key of one token's x) in the row's bins, after the wait
            * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns) */
             const ms_cu_filt f = ms_cu_filters(c);
-            if (f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order (the HF order's f.k is 0): K2's cut rows */
+            if (a.rcut && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order (the HF order's f.k is 0): K2's cut rows */
                 const uint32_t wk = (uint32_t)v0;
                 uint32_t b = ~0u; /* none: x < 0.5, or no warp */
                 if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
@@ -2241,11 +2251,11 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_K1_ROWCUT
     uint4 rch = make_uint4(0u, 0u, 0u, 0u); /* round 31A: K1's bins, loaded with the max */
-    if (f.k > 0) rch = reinterpret_cast<const uint4 *>(st->rch)[threadIdx.x & 31];
+    if (a.rcut && f.k > 0) rch = reinterpret_cast<const uint4 *>(st->rch)[threadIdx.x & 31];
 #endif
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_K1_ROWCUT
-    if (f.k > 0) {
+    if (a.rcut && f.k > 0) {
         const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk);
         if (rc_cnt && threadIdx.x == 0) {
             atomicAdd(&ms_cu_rc_rows[0], 1ull);
@@ -6799,6 +6809,12 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (st->rcmax > MS_CU_ORRC) st->rcmax = MS_CU_ORRC;
     }
 #endif
+#ifdef MS_CU_K1_ROWCUT
+    { /* round 31A: a measurement knob, MS_CU_RC_MIN (tokens a chunk; 0: every plain step, a huge value: never) */
+        const char *ev = getenv("MS_CU_RC_MIN");
+        st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
+    }
+#endif
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
@@ -7350,6 +7366,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         }
 #endif
     }
+#ifdef MS_CU_K1_ROWCUT
+    /* round 31A: from B, V and the chip alone (capturable); any value is exact (without it K1 counts nothing, K2 cuts nothing) */
+    a.rcut = ms_cu_chunk_of(a.V, a.G) >= st->rcmin;
+#endif
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
      * no K2 block (K4 holds 120 registers x 512 threads), so only in steps with at most two K1..K3 blocks per
