@@ -566,6 +566,7 @@ typedef struct ms_cu_state {
 #endif
 #ifdef MS_CU_K1_ROWCUT
     int rcmin;          /* round 31A: the row cut in steps whose chunks hold at least this many tokens (ms_cu_args' rcut) */
+    int rcbits;         /* round 31A: which halves run where rcmin allows (MS_CU_RC_BITS: 1 K1's count, 2 K2's cut; 3) */
 #endif
 #ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
@@ -1438,8 +1439,9 @@ struct ms_cu_args {
                                      * measurement knob: MS_CU_RC2_G in the environment at resource creation, 0: never) */
 #endif
 #ifdef MS_CU_K1_ROWCUT
-    int32_t rcut;                   /* round 31A: K1 counts its warp maxima and K2 takes the row cut this step (chunks of at
-                                     * least st->rcmin tokens: MS_CU_RC_MINCHUNK, or MS_CU_RC_MIN in the environment) */
+    int32_t rcut;                   /* round 31A: bit 0: K1 counts its warp maxima, bit 1: K2 takes the row cut, this step
+                                     * (chunks of at least st->rcmin tokens: MS_CU_RC_MINCHUNK, or MS_CU_RC_MIN in the
+                                     * environment; both bits unless MS_CU_RC_BITS says otherwise, a measurement knob) */
 #endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
     int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
@@ -1617,7 +1619,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
         { /* round 31A: lane w < nw counts warp w's maximum (the key of one token's x) in the row's bins, after the wait
            * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns) */
             const ms_cu_filt f = ms_cu_filters(c);
-            if (a.rcut && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order (the HF order's f.k is 0): K2's cut rows */
+            if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order (the HF order's f.k is 0): K2's cut rows */
                 const uint32_t wk = (uint32_t)v0;
                 uint32_t b = ~0u; /* none: x < 0.5, or no warp */
                 if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
@@ -2251,11 +2253,11 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_K1_ROWCUT
     uint4 rch = make_uint4(0u, 0u, 0u, 0u); /* round 31A: K1's bins, loaded with the max */
-    if (a.rcut && f.k > 0) rch = reinterpret_cast<const uint4 *>(st->rch)[threadIdx.x & 31];
+    if ((a.rcut & 2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(st->rch)[threadIdx.x & 31];
 #endif
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_K1_ROWCUT
-    if (a.rcut && f.k > 0) {
+    if ((a.rcut & 2) && f.k > 0) {
         const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk);
         if (rc_cnt && threadIdx.x == 0) {
             atomicAdd(&ms_cu_rc_rows[0], 1ull);
@@ -6813,6 +6815,8 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     { /* round 31A: a measurement knob, MS_CU_RC_MIN (tokens a chunk; 0: every plain step, a huge value: never) */
         const char *ev = getenv("MS_CU_RC_MIN");
         st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
+        const char *eb = getenv("MS_CU_RC_BITS"); /* 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
+        st->rcbits = eb && *eb ? (atoi(eb) & 3) : 3;
     }
 #endif
 #undef MS_CU_ALLOC
@@ -7368,7 +7372,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     }
 #ifdef MS_CU_K1_ROWCUT
     /* round 31A: from B, V and the chip alone (capturable); any value is exact (without it K1 counts nothing, K2 cuts nothing) */
-    a.rcut = ms_cu_chunk_of(a.V, a.G) >= st->rcmin;
+    a.rcut = ms_cu_chunk_of(a.V, a.G) >= st->rcmin ? st->rcbits : 0;
 #endif
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
