@@ -507,6 +507,24 @@ typedef struct ms_cu_slot {
 #if defined(MS_CU_OR_RC2) && !defined(MS_CU_K4_ZERO)
 #  error "-DMS_CU_OR_RC2 needs MS_CU_K4_ZERO (the default): the slots are zero at a step's start only in the own workspace"
 #endif
+/* Round 31A (-DMS_CU_K1_ROWCUT, off): a row-wide top-k' cut for the plain (two-pass) lite steps from K1's warp maxima.
+ * Each K1 warp's maximum is the penalised logit x of one token, and different warps hold different tokens, so K1 (its
+ * early branch, lite rows of the default order) counts the row's warp maxima in MS_CU_RCB bins of x by their order key
+ * (key >> MS_CU_RCB_SH: a sixteenth of an octave, x in [0.5, 128); higher x count in the top bin, lower x nowhere), in
+ * the row's stats (ms_cu_rowstat::rch: zero between steps as the rest of them: K4 with the resource's own workspace,
+ * K0 with a caller's). K2 (ms_cu_k2_rowcut) finds the highest bin b whose count from the top reaches k' and raises
+ * its pre-filter cut on x to just below that bin's lower edge; ms_cu_k2_rowcut says why that is exact. */
+#ifdef MS_CU_K1_ROWCUT
+#  define MS_CU_RCB 128
+#  define MS_CU_RCB_SH 19
+#  define MS_CU_RCB_BASE (0xbf000000u >> MS_CU_RCB_SH) /* ms_cu_key(0.5f) >> MS_CU_RCB_SH: bin 0's lower edge */
+#  ifndef MS_CU_RC_MINCHUNK /* the cut only in steps whose chunks hold at least this many tokens (B >= 8 at V=151936) */
+#    define MS_CU_RC_MINCHUNK 2048
+#  endif
+#  if defined(MS_CU_OR_RC2)
+#    error "-DMS_CU_K1_ROWCUT and -DMS_CU_OR_RC2: K4's zeroing of the stats and of RC2's slots would overlap; take one"
+#  endif
+#endif
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
 typedef struct ms_cu_rowstat {
     uint32_t maxkey;   /* atomicMax of key(y): the row max m */
@@ -529,7 +547,15 @@ typedef struct ms_cu_rowstat {
     uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
     uint32_t rf_pad[2]; /* 80 bytes: each row's stats 16-byte aligned (K4's 16-byte loads of their first words) */
 #endif
+#ifdef MS_CU_K1_ROWCUT
+    uint32_t rch[MS_CU_RCB]; /* round 31A: K1's warp maxima of a lite row of the default order, by bin of x (K2's 16-byte loads) */
+#endif
 } ms_cu_rowstat;
+#ifdef MS_CU_K1_ROWCUT
+#  include <stddef.h>
+static_assert(offsetof(ms_cu_rowstat, rch) % 16 == 0 && sizeof(ms_cu_rowstat) % 16 == 0,
+              "round 31A: K2 loads the bins 16 bytes a lane; each row's stats stay 16-byte aligned");
+#endif
 
 typedef struct ms_cu_state {
     int device;
@@ -549,6 +575,10 @@ typedef struct ms_cu_state {
 #ifdef MS_CU_OR_RC2
     uint32_t *d_orc;    /* round 30A: the one-read rows' cut slots, max_rows * MS_CU_ORRC, zero between steps */
     int rcmax;          /* round 30A: ms_cu_args' rcmax */
+#endif
+#ifdef MS_CU_K1_ROWCUT
+    int rcmin;          /* round 31A: the row cut in steps whose chunks hold at least this many tokens (ms_cu_args' rcut) */
+    int rcbits;         /* round 31A: which halves run where rcmin allows (MS_CU_RC_BITS: 1 K1's count, 2 K2's cut; 3) */
 #endif
 #ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
@@ -1420,6 +1450,11 @@ struct ms_cu_args {
     int32_t rcmax;                  /* round 30A: the row cut only in rows of at most this many chunks (MS_CU_ORRC; a
                                      * measurement knob: MS_CU_RC2_G in the environment at resource creation, 0: never) */
 #endif
+#ifdef MS_CU_K1_ROWCUT
+    int32_t rcut;                   /* round 31A: bit 0: K1 counts its warp maxima, bit 1: K2 takes the row cut, this step
+                                     * (chunks of at least st->rcmin tokens: MS_CU_RC_MINCHUNK, or MS_CU_RC_MIN in the
+                                     * environment; both bits unless MS_CU_RC_BITS says otherwise, a measurement knob) */
+#endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
     int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
 #endif
@@ -1592,6 +1627,24 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     if (wid == 0) {
         const int nw = blockDim.x >> 5;
         v0 = lane < nw ? red[lane] : 0;
+#ifdef MS_CU_K1_ROWCUT
+        { /* round 31A: lane w < nw counts warp w's maximum (the key of one token's x) in the row's bins, after the wait
+           * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns) */
+            const ms_cu_filt f = ms_cu_filters(c);
+            if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order (the HF order's f.k is 0): K2's cut rows */
+                const uint32_t wk = (uint32_t)v0;
+                uint32_t b = ~0u; /* none: x < 0.5, or no warp */
+                if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
+                    b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
+                    b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
+                }
+                /* one atomic a bin a block (a flat row's maxima share few bins: fewer same-address atomics in L2) */
+                const unsigned peers = __match_any_sync(0xffffffffu, b);
+                ms_cu_pdl_wait();
+                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&a.stats[r].rch[b], (uint32_t)__popc(peers));
+            }
+        }
+#endif
         v0 = ms_cu_warp_max_u64(v0);
         if (lane == 0) {
             ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
@@ -2125,6 +2178,52 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     ms_cu_k2_list<true>(a, r, c, st, kk, sbuf, ns, h, res, keepn, sbase, t0, t1);
 }
 
+#ifdef MS_CU_K1_ROWCUT
+/* Round 31A (ms__cuda_mode_rows prints them; counted once a test has asked): K2 lite blocks that read K1's bins (rows of
+ * the default order) [0], and those that raised their cut from them [1]. */
+__device__ unsigned long long ms_cu_rc_rows[2];
+/* Round 31A: the row-wide top-k' cut from K1's bins h (this lane's four: bins 4 lane .. 4 lane + 3; ms_cu_rowstat::rch)
+ * for a lite row of the default order (k' = kk = top_k); raises c.xcut and returns true when it binds. Warp-uniform:
+ * every warp reads the same bins (K1 is complete: the PDL wait) and computes the same cut, no barrier.
+ * Why exact. Let b be the highest bin whose count from the top reaches kk and L (> 0) its lower edge (ms_cu_unkey of
+ * its first key). (1) The counted values are maxima of different K1 warps, which cover disjoint tokens, each the
+ * penalised x of one token (fmaxf returns one of its arguments; K2 computes the same x): at least kk distinct tokens
+ * have x >= L (the top bin's edge is below every value clamped into it). (2) Each has y = fl(x / T) >= fL = fl(L / T)
+ * (division by T > 0 is monotone) and fl(y - m) >= fl(fL - m) (monotone); the test below asks fl(fL - m) >= minp_cut +
+ * 0.02, that is >= ln(min_p) + 0.01 less roundings, so ms__exp of it (within 1e-7 of exp, as the pre-filter's own
+ * margin assumes) is >= min_p: all kk are in S0. (3) The cut raised to xc = fl(L 0.999): a token with x < xc has
+ * x / T < 0.999 (1 + 2^-24) L / T, below fl(L / T)'s predecessor (fL >= L / T (1 - 2^-24), fL is normal: L >= 0.5 and
+ * fL <= m, finite on a row that is not +inf), so y < fL: kk tokens of S0 are strictly above it and top-k drops it.
+ * (4) So the tokens the raised cut drops are outside top-k's kept set K; the rest of S0 is an upper set of S0 in y
+ * (y' > y implies x' > x, so x >= xc and y' > y give x' >= xc), it contains K, and ms_cu_lite_k's argument holds for it
+ * as for S0: the union of the chunks' lists holds K and every token of S0 above a member of K. In the default order
+ * top-p runs over K's renormalised mass, which K4 sums from the candidates, and nothing reads m0 (the HF order, whose
+ * top-p needs S0's whole mass m0, has f.k == 0 and never comes here). The candidate histogram counts only what was
+ * listed, as before. +inf rows take no cut (their m is +inf). */
+__device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uint32_t kk) {
+    const int lane = threadIdx.x & 31;
+    uint32_t suf = h.x + h.y + h.z + h.w; /* becomes the count of bins >= 4 lane */
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_down_sync(0xffffffffu, suf, o);
+        if (lane + o < 32) suf += t;
+    }
+    const unsigned bal = __ballot_sync(0xffffffffu, suf >= kk); /* lanes 0 .. hl */
+    if (bal == 0u || c.inf_row) return false;
+    const int hl = 31 - __clz(bal);
+    const uint32_t s3 = suf - h.x - h.y - h.z, s2 = s3 + h.z, s1 = s2 + h.y;
+    uint32_t j = s3 >= kk ? 3u : s2 >= kk ? 2u : s1 >= kk ? 1u : 0u;
+    j = __shfl_sync(0xffffffffu, j, hl);
+    const float L = ms_cu_unkey((MS_CU_RCB_BASE + 4u * (uint32_t)hl + j) << MS_CU_RCB_SH);
+    const float fL = L / c.sl.temperature;
+    if (!(fL - c.m >= c.minp_cut + 0.02f)) return false; /* (2): below min-p's sure range, or NaN */
+    const float xc = L * 0.999f;
+    if (!(xc > c.xcut)) return false;
+    c.xcut = xc;
+    return true;
+}
+#endif
+
 #ifdef MS_CU_LITE_EARLY
 /* Round 18C (MS_CU_LITE_EARLY, on since the thirteenth session's final call): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
  * (ms_cu_k2<false, ...>, B < 52 at fp32 V=151936): such a row branches off before the kernel's general set-up,
@@ -2155,13 +2254,29 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     c.win = false; /* round 19C: the value ms_cu_row_setup gave it (not rep != 1 with a window, tested above) */
     c.w_eff = 0;
 #endif
+#ifdef MS_CU_K1_ROWCUT
+    const int rc_cnt = ms_cu_count_all; /* round 31A: the tests' flag, loaded before the wait */
+#endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
     const ms_cu_filt f = ms_cu_filters(c);
     const int32_t kk = ms_cu_lite_k(c, f); /* > 0 (as q's) implies c.minp_on, hence f.k2run */
     ms_cu_stamp(3);
     ms_cu_rowstat *st = &a.stats[r];
+#ifdef MS_CU_K1_ROWCUT
+    uint4 rch = make_uint4(0u, 0u, 0u, 0u); /* round 31A: K1's bins, loaded with the max */
+    if ((a.rcut & 2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(st->rch)[threadIdx.x & 31];
+#endif
     if (!ms_cu_set_max(c, st)) return true;
+#ifdef MS_CU_K1_ROWCUT
+    if ((a.rcut & 2) && f.k > 0) {
+        const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk);
+        if (rc_cnt && threadIdx.x == 0) {
+            atomicAdd(&ms_cu_rc_rows[0], 1ull);
+            if (cut) atomicAdd(&ms_cu_rc_rows[1], 1ull);
+        }
+    }
+#endif
 #ifdef MS_CU_EARLY_F32
     ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #else
@@ -6746,6 +6861,14 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (st->rcmax > MS_CU_ORRC) st->rcmax = MS_CU_ORRC;
     }
 #endif
+#ifdef MS_CU_K1_ROWCUT
+    { /* round 31A: a measurement knob, MS_CU_RC_MIN (tokens a chunk; 0: every plain step, a huge value: never) */
+        const char *ev = getenv("MS_CU_RC_MIN");
+        st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
+        const char *eb = getenv("MS_CU_RC_BITS"); /* 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
+        st->rcbits = eb && *eb ? (atoi(eb) & 3) : 3;
+    }
+#endif
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
@@ -7297,6 +7420,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         }
 #endif
     }
+#ifdef MS_CU_K1_ROWCUT
+    /* round 31A: from B, V and the chip alone (capturable); any value is exact (without it K1 counts nothing, K2 cuts nothing) */
+    a.rcut = ms_cu_chunk_of(a.V, a.G) >= st->rcmin ? st->rcbits : 0;
+#endif
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
      * no K2 block (K4 holds 120 registers x 512 threads), so only in steps with at most two K1..K3 blocks per
@@ -7918,7 +8045,18 @@ extern "C" int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm) {
 #endif
 }
 
+#ifdef MS_CU_K1_ROWCUT
+#  include <stdio.h>
+extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { /* round 31A: its own counters printed too */
+    uint64_t rc[2] = {0, 0};
+    if (ms_cu_counters(ms_cu_rc_rows, rc) == MS_OK)
+        printf("  round 31A row cut (cumulative): K2 lite blocks that read K1's bins %llu, raised their cut %llu\n",
+               (unsigned long long)rc[0], (unsigned long long)rc[1]);
+    return ms_cu_counters(ms_cu_mode_rows, out);
+}
+#else
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu_mode_rows, out); }
+#endif
 
 /* Round 15B's hook and counters (ms_cu_k3_giveup, ms_cu_k3_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]) {
