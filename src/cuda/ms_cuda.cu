@@ -596,6 +596,9 @@ template <int M> struct ms_cu_hmode { static constexpr int v = M; }; /* round 17
 #ifndef MS_CU_K2_HLEAN_NG /* round 24D: groups of 4 loads in flight a thread in -DMS_CU_K2_HLEAN's copy */
 #  define MS_CU_K2_HLEAN_NG MS_CU_K2_NG
 #endif
+#ifndef MS_CU_K2_HQ0RT_MIN /* round 31C: lanes of 32 whose first group lies below xq0 for a warp to take =2's loop */
+#  define MS_CU_K2_HQ0RT_MIN 16
+#endif
 #ifndef MS_CU_K2_HSPLIT_MPNG /* round 17A: groups in flight a thread in the min-p rows' copy of K2's histogram pass */
 #  define MS_CU_K2_HSPLIT_MPNG MS_CU_K2_NG
 #endif
@@ -925,6 +928,38 @@ __device__ __forceinline__ int32_t ms_cu_lean_groups(const ms_cu_row &c, int32_t
     }
     return tv;
 }
+#if defined(MS_CU_K2_HQ0) && MS_CU_K2_HQ0 == 4
+/* Round 31C (-DMS_CU_K2_HQ0=4, off): ms_cu_lean_groups with a choice made once a warp from the loads of its first step:
+ * each lane's first NG groups are loaded as the loop would load them, the warp counts the lanes whose first group
+ * satisfies pick (__ballot_sync: the caller's every lane is here), and with at least MS_CU_K2_HQ0RT_MIN of 32 the warp
+ * walks its groups with g2, else with g1, each a loop of its own (its first step's values already in registers), so
+ * the choice costs no load of its own. The same groups in the same per-thread order as ms_cu_lean_groups. */
+template <int NG, class P, class G1, class G2>
+__device__ __forceinline__ int32_t ms_cu_lean_groups_rt(const ms_cu_row &c, int32_t t0, int32_t t1, P pick, G1 g1, G2 g2) {
+    const int32_t step = (int32_t)blockDim.x * 4;
+    const int32_t tv = t0 + ((t1 - t0) & ~3);
+    const int32_t tf = t0 + (int32_t)threadIdx.x * 4;
+    float v[NG][4];
+    uint32_t words[NG]; /* not read: the lean loops' rows have no presence penalty */
+    ms_cu_load_groups<NG>(c, tf, step, tv, v, words);
+    const bool p = tf < tv && pick(v[0]);
+    auto walk = [&](auto grp) {
+#pragma unroll
+        for (int u = 0; u < NG; u++)
+            if (tf + u * step < tv) grp(v[u]);
+        for (int32_t t = tf + NG * step; t < tv; t += NG * step) {
+            float w[NG][4];
+            ms_cu_load_groups<NG>(c, t, step, tv, w, words);
+#pragma unroll
+            for (int u = 0; u < NG; u++)
+                if (t + u * step < tv) grp(w[u]);
+        }
+    };
+    if (__popc(__ballot_sync(0xffffffffu, p)) >= MS_CU_K2_HQ0RT_MIN) walk(g2);
+    else walk(g1);
+    return tv;
+}
+#endif
 /* Round 15A: K2's scans (ms_cu_k2_scan, ms_cu_k2_scan1) keep MS_CU_RING groups of 4 values per thread in flight
  * through a per-thread cp.async ring in shared memory instead of NG groups in registers: K2 is capped at 64
  * registers (4 blocks/SM), so NG = 2 (32 B a thread) was all it could hold, and each iteration waited a whole
@@ -3647,7 +3682,90 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 if (isfinite(v)) xq0 = v;
             }
         }
-#      if MS_CU_K2_HQ0 == 2
+#      if MS_CU_K2_HQ0 == 3
+        /* Round 31C (-DMS_CU_K2_HQ0=3, off): =2's loop or the default's, chosen once a warp at run time. Each lane loads
+         * its first group (the one the loop loads first: same address, t < tv, the chunk's vec alignment) and the warp
+         * counts the lanes whose group's raw maximum lies below xq0 (__ballot_sync: every lane of the block is here,
+         * the lean copy is chosen once a block and the barrier above is behind us); with at least MS_CU_K2_HQ0RT_MIN
+         * of 32 the warp runs =2's loop over its groups, else the default's loop, as separate code. Rows where xq0 is
+         * -inf (no group can skip) load nothing and take the default's loop. Exact whatever the choice: both loops add
+         * the same count under the same key for every token and the same three parts (=2's skipped tokens have q = 0,
+         * round 30B's argument), and integer shared atomics sum in any order to the same words, so the buckets K2
+         * leaves (and every token K3 / K4 draw from them) do not depend on which loop a warp ran. */
+        if (vec) {
+            const int32_t tf = t0 + (int32_t)threadIdx.x * 4, tvf = t0 + ((t1 - t0) & ~3);
+            bool below = false;
+            if (xq0 > -INFINITY && tf < tvf) {
+                float v[4];
+                ms_cu_load4(c, tf, v);
+                below = fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0;
+            }
+            if (__popc(__ballot_sync(0xffffffffu, below)) >= MS_CU_K2_HQ0RT_MIN)
+                ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
+                    float y[4];
+                    uint32_t b[4];
+#        pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        y[k] = ms__sanitize(v[k]) / T;
+                        b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
+                        atomicAdd(&scnt[b[k]], 1u);
+                    }
+                    if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
+#        pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        const uint64_t q = ms__mass(ms__exp(y[k] - m));
+                        if (q) {
+                            atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
+                            atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
+                            atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
+                        }
+                    }
+                });
+            else
+                ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
+#        pragma unroll
+                    for (int k = 0; k < 4; k++) tok(ms__sanitize(v[k]));
+                });
+        }
+#      elif MS_CU_K2_HQ0 == 4
+        /* Round 31C's second form (-DMS_CU_K2_HQ0=4, off): =3's choice from the loop's own first loads
+         * (ms_cu_lean_groups_rt: =3's probe load, a memory latency before each warp's loop, cost +0.3..+2.2 us on the
+         * bench's rows), and only in the plain steps' K2 (OR false): the one-read steps' K2 keeps the default's loop
+         * alone (=3's second loop there cost the full setting's control +0.3..+0.6 us). Exact as =3. */
+        if (vec) {
+            auto lean = [&](const float (&v)[4]) {
+#        pragma unroll
+                for (int k = 0; k < 4; k++) tok(ms__sanitize(v[k]));
+            };
+            if constexpr (OR) {
+                ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) { lean(v); });
+            } else {
+                ts = ms_cu_lean_groups_rt<MS_CU_K2_HLEAN_NG>(
+                    c, t0, t1,
+                    [&](const float (&v)[4]) { return fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0; }, lean,
+                    [&](const float (&v)[4]) {
+                        float y[4];
+                        uint32_t b[4];
+#        pragma unroll
+                        for (int k = 0; k < 4; k++) {
+                            y[k] = ms__sanitize(v[k]) / T;
+                            b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
+                            atomicAdd(&scnt[b[k]], 1u);
+                        }
+                        if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
+#        pragma unroll
+                        for (int k = 0; k < 4; k++) {
+                            const uint64_t q = ms__mass(ms__exp(y[k] - m));
+                            if (q) {
+                                atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
+                                atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
+                                atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
+                            }
+                        }
+                    });
+            }
+        }
+#      elif MS_CU_K2_HQ0 == 2
         /* =2: every token's key and count first, then the exp, mass and parts only for a group not below xq0: a warp
          * whose lanes disagree runs the key and count once (=1 ran them in both of its branches). */
         if (vec)
