@@ -521,6 +521,19 @@ typedef struct ms_cu_slot {
 #  ifndef MS_CU_RC_MINCHUNK /* the cut only in steps whose chunks hold at least this many tokens (B >= 8 at V=151936) */
 #    define MS_CU_RC_MINCHUNK 2048
 #  endif
+/* The twenty-third session (-DMS_CU_K1_RC_OWN with -DMS_CU_K1_ROWCUT, off): the bins in their own array (ms_cu_state's
+ * d_rch, MS_CU_RCB words a row, the resource's own workspace only), so ms_cu_rowstat keeps its 80 bytes; K4 zeroes its
+ * row's bins in steps that counted them (ms_cu_k4_zero), the dirty-workspace memsets all of them. Measured in the
+ * session's final call: B=1..2 still 0.3-0.7 us slower, where the cut is never taken, so the stats' size (round 31A's
+ * inference) is not that cost's cause; docs/cuda.md, "Twenty-third session's final call". */
+#  if defined(MS_CU_K1_RC_OWN) && !defined(MS_CU_K4_ZERO)
+#    error "MS_CU_K1_RC_OWN needs MS_CU_K4_ZERO (K4 zeroes the bins)"
+#  endif
+#  ifdef MS_CU_K1_RC_OWN
+#    define MS_CU_RCH(a, r) ((a).rch + (size_t)(r) * MS_CU_RCB)
+#  else
+#    define MS_CU_RCH(a, r) ((a).stats[r].rch)
+#  endif
 #  if defined(MS_CU_OR_RC2)
 #    error "-DMS_CU_K1_ROWCUT and -DMS_CU_OR_RC2: K4's zeroing of the stats and of RC2's slots would overlap; take one"
 #  endif
@@ -547,11 +560,11 @@ typedef struct ms_cu_rowstat {
     uint32_t k2n;      /* round 18B: K2 blocks of a lite or one-read row that are done with its stats */
     uint32_t rf_pad[2]; /* 80 bytes: each row's stats 16-byte aligned (K4's 16-byte loads of their first words) */
 #endif
-#ifdef MS_CU_K1_ROWCUT
+#if defined(MS_CU_K1_ROWCUT) && !defined(MS_CU_K1_RC_OWN)
     uint32_t rch[MS_CU_RCB]; /* round 31A: K1's warp maxima of a lite row of the default order, by bin of x (K2's 16-byte loads) */
 #endif
 } ms_cu_rowstat;
-#ifdef MS_CU_K1_ROWCUT
+#if defined(MS_CU_K1_ROWCUT) && !defined(MS_CU_K1_RC_OWN)
 #  include <stddef.h>
 static_assert(offsetof(ms_cu_rowstat, rch) % 16 == 0 && sizeof(ms_cu_rowstat) % 16 == 0,
               "round 31A: K2 loads the bins 16 bytes a lane; each row's stats stay 16-byte aligned");
@@ -579,6 +592,9 @@ typedef struct ms_cu_state {
 #ifdef MS_CU_K1_ROWCUT
     int rcmin;          /* round 31A: the row cut in steps whose chunks hold at least this many tokens (ms_cu_args' rcut) */
     int rcbits;         /* round 31A: which halves run where rcmin allows (MS_CU_RC_BITS: 1 K1's count, 2 K2's cut; 3) */
+#  ifdef MS_CU_K1_RC_OWN
+    uint32_t *d_rch;    /* the bins of round 31A's row cut, max_rows * MS_CU_RCB, zero between steps */
+#  endif
 #endif
 #ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
@@ -1489,6 +1505,9 @@ struct ms_cu_args {
     int32_t rcut;                   /* round 31A: bit 0: K1 counts its warp maxima, bit 1: K2 takes the row cut, this step
                                      * (chunks of at least st->rcmin tokens: MS_CU_RC_MINCHUNK, or MS_CU_RC_MIN in the
                                      * environment; both bits unless MS_CU_RC_BITS says otherwise, a measurement knob) */
+#  ifdef MS_CU_K1_RC_OWN
+    uint32_t *rch;                  /* ms_cu_state's d_rch (the resource's own workspace; rcut is 0 with a caller's) */
+#  endif
 #endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
     int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
@@ -1676,7 +1695,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
                 /* one atomic a bin a block (a flat row's maxima share few bins: fewer same-address atomics in L2) */
                 const unsigned peers = __match_any_sync(0xffffffffu, b);
                 ms_cu_pdl_wait();
-                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&a.stats[r].rch[b], (uint32_t)__popc(peers));
+                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
             }
         }
 #endif
@@ -2300,7 +2319,7 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_K1_ROWCUT
     uint4 rch = make_uint4(0u, 0u, 0u, 0u); /* round 31A: K1's bins, loaded with the max */
-    if ((a.rcut & 2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(st->rch)[threadIdx.x & 31];
+    if ((a.rcut & 2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(MS_CU_RCH(a, r))[threadIdx.x & 31];
 #endif
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_K1_ROWCUT
@@ -3682,6 +3701,30 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 if (isfinite(v)) xq0 = v;
             }
         }
+#      if MS_CU_K2_HQ0 >= 2
+        /* =2's group (rounds 30B and 31C): every token's key and count, then the exp, mass and parts only for a group
+         * whose raw maximum is not below xq0 */
+        auto q0grp = [&](const float (&v)[4]) {
+            float y[4];
+            uint32_t b[4];
+#        pragma unroll
+            for (int k = 0; k < 4; k++) {
+                y[k] = ms__sanitize(v[k]) / T;
+                b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
+                atomicAdd(&scnt[b[k]], 1u);
+            }
+            if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
+#        pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const uint64_t q = ms__mass(ms__exp(y[k] - m));
+                if (q) {
+                    atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
+                    atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
+                    atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
+                }
+            }
+        };
+#      endif
 #      if MS_CU_K2_HQ0 == 3
         /* Round 31C (-DMS_CU_K2_HQ0=3, off): =2's loop or the default's, chosen once a warp at run time. Each lane loads
          * its first group (the one the loop loads first: same address, t < tv, the chunk's vec alignment) and the warp
@@ -3701,26 +3744,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 below = fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0;
             }
             if (__popc(__ballot_sync(0xffffffffu, below)) >= MS_CU_K2_HQ0RT_MIN)
-                ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
-                    float y[4];
-                    uint32_t b[4];
-#        pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        y[k] = ms__sanitize(v[k]) / T;
-                        b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
-                        atomicAdd(&scnt[b[k]], 1u);
-                    }
-                    if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
-#        pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        const uint64_t q = ms__mass(ms__exp(y[k] - m));
-                        if (q) {
-                            atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
-                            atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
-                            atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
-                        }
-                    }
-                });
+                ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) { q0grp(v); });
             else
                 ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
 #        pragma unroll
@@ -3743,52 +3767,14 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
                 ts = ms_cu_lean_groups_rt<MS_CU_K2_HLEAN_NG>(
                     c, t0, t1,
                     [&](const float (&v)[4]) { return fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0; }, lean,
-                    [&](const float (&v)[4]) {
-                        float y[4];
-                        uint32_t b[4];
-#        pragma unroll
-                        for (int k = 0; k < 4; k++) {
-                            y[k] = ms__sanitize(v[k]) / T;
-                            b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
-                            atomicAdd(&scnt[b[k]], 1u);
-                        }
-                        if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
-#        pragma unroll
-                        for (int k = 0; k < 4; k++) {
-                            const uint64_t q = ms__mass(ms__exp(y[k] - m));
-                            if (q) {
-                                atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
-                                atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
-                                atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
-                            }
-                        }
-                    });
+                    q0grp);
             }
         }
 #      elif MS_CU_K2_HQ0 == 2
         /* =2: every token's key and count first, then the exp, mass and parts only for a group not below xq0: a warp
          * whose lanes disagree runs the key and count once (=1 ran them in both of its branches). */
         if (vec)
-            ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
-                float y[4];
-                uint32_t b[4];
-#        pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    y[k] = ms__sanitize(v[k]) / T;
-                    b[k] = ms_cu_key(y[k]) >> (32 - MS_CU_HBITS);
-                    atomicAdd(&scnt[b[k]], 1u);
-                }
-                if (fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) < xq0) return;
-#        pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const uint64_t q = ms__mass(ms__exp(y[k] - m));
-                    if (q) {
-                        atomicAdd(&slo[b[k]], (uint32_t)q & 0xffffu);
-                        atomicAdd(&smid[b[k]], (uint32_t)(q >> 16) & 0xffffu);
-                        atomicAdd(&shi[b[k]], (uint32_t)(q >> 32));
-                    }
-                }
-            });
+            ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) { q0grp(v); });
 #      else
         if (vec)
             ts = ms_cu_lean_groups<MS_CU_K2_HLEAN_NG>(c, t0, t1, [&](int32_t, const float (&v)[4]) {
@@ -6442,6 +6428,10 @@ __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) {
 #ifdef MS_CU_OR_RC2
         else if (threadIdx.x - 32u < (unsigned)MS_CU_ORRC) a.orc[(size_t)r * MS_CU_ORRC + threadIdx.x - 32u] = 0; /* round 30A */
 #endif
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
+        else if ((a.rcut & 1) && threadIdx.x - 32u < (unsigned)(MS_CU_RCB / 2)) /* the row's bins, 8 bytes a thread */
+            ((unsigned long long *)MS_CU_RCH(a, r))[threadIdx.x - 32u] = 0;
+#endif
     }
     ms_cu_stamp(24);
 }
@@ -6979,6 +6969,11 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (st->rcmax > MS_CU_ORRC) st->rcmax = MS_CU_ORRC;
     }
 #endif
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* the bins start zero; each step's K4 leaves its rows' zero */
+    MS_CU_ALLOC(st->d_rch, (size_t)rows * MS_CU_RCB * sizeof(uint32_t));
+    e = cudaMemset(st->d_rch, 0, (size_t)rows * MS_CU_RCB * sizeof(uint32_t));
+    if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
+#endif
 #ifdef MS_CU_K1_ROWCUT
     { /* round 31A: a measurement knob, MS_CU_RC_MIN (tokens a chunk; 0: every plain step, a huge value: never) */
         const char *ev = getenv("MS_CU_RC_MIN");
@@ -7035,6 +7030,9 @@ extern "C" void ms__cuda_destroy(ms_resource *res) {
         cudaFree(st->d_ws);
 #ifdef MS_CU_OR_RC2
         cudaFree(st->d_orc);
+#endif
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
+        cudaFree(st->d_rch);
 #endif
         cudaGetLastError();
     }
@@ -7541,6 +7539,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_K1_ROWCUT
     /* round 31A: from B, V and the chip alone (capturable); any value is exact (without it K1 counts nothing, K2 cuts nothing) */
     a.rcut = ms_cu_chunk_of(a.V, a.G) >= st->rcmin ? st->rcbits : 0;
+#  ifdef MS_CU_K1_RC_OWN
+    a.rch = st->d_rch;
+    if (!a.k4zero) a.rcut = 0; /* a caller's workspace: no bins (K0 zeroes only the stats) */
+#  endif
 #endif
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
@@ -7646,6 +7648,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             e = cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's slots");
 #endif
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* and round 31A's bins */
+            e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCB * sizeof(uint32_t), st->stream);
+            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's bins");
+#endif
             cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
             e = cudaStreamIsCapturing(st->stream, &cs);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: capture status");
@@ -7744,6 +7750,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             (void)cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
 #ifdef MS_CU_OR_RC2
             (void)cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
+#endif
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
+            (void)cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCB * sizeof(uint32_t), st->stream);
 #endif
         }
 #endif
@@ -8166,15 +8175,28 @@ extern "C" int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm) {
 #ifdef MS_CU_K1_ROWCUT
 #  include <stdio.h>
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { /* round 31A: its own counters printed too */
+#  ifdef MS_CU_RC_PRINT /* a measurement knob: the library prints nothing by default */
     uint64_t rc[2] = {0, 0};
     if (ms_cu_counters(ms_cu_rc_rows, rc) == MS_OK)
         printf("  round 31A row cut (cumulative): K2 lite blocks that read K1's bins %llu, raised their cut %llu\n",
                (unsigned long long)rc[0], (unsigned long long)rc[1]);
+#  endif
     return ms_cu_counters(ms_cu_mode_rows, out);
 }
 #else
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu_mode_rows, out); }
 #endif
+
+/* Round 31A's counters (ms_cu_rc_rows): see ms_cuda.h. */
+extern "C" int ms__cuda_rowcut_rows(uint64_t out[2]) {
+#ifdef MS_CU_K1_ROWCUT
+    const int rc = ms_cu_counters(ms_cu_rc_rows, out);
+    return rc != MS_OK ? rc : 1;
+#else
+    out[0] = out[1] = 0;
+    return 0;
+#endif
+}
 
 /* Round 15B's hook and counters (ms_cu_k3_giveup, ms_cu_k3_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_k3(int giveup, int32_t spin_us, uint64_t out[2]) {

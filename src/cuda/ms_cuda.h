@@ -54,6 +54,11 @@ void ms__cuda_r11_minchunk(int32_t pb, int32_t drawv);
  * out[3]. Returns 3 (bit 0: the stage is built, bit 1: the bin cut is; both switches until the round's device
  * runs, the default since), MS_ECUDA on a CUDA error; waits for the device. */
 int ms__cuda_k2_rows(uint64_t out[4]);
+/* Round 31A (tests only), counted since the process started once this or ms__cuda_mode_rows was called: K2 lite
+ * blocks that read K1's bins of warp maxima (the row-wide top-k' cut, MS_CU_K1_ROWCUT), out[0], and those whose cut
+ * the bins raised, out[1]. Returns 1 where the cut is built (-DMS_CU_K1_ROWCUT, off by default), 0 where
+ * not (out zero), MS_ECUDA on a CUDA error; waits for the device. */
+int ms__cuda_rowcut_rows(uint64_t out[2]);
 /* Round 13 (tests only; the path is built unless -DMS_CU_NO_ONEREAD, see docs/cuda.md round 14):
  * minchunk sets the smallest chunk for which a step takes the one-read path for lite rows (-1: the default,
  * chunks of 8192 tokens and a step's logits larger than L2; >= 0: that chunk size alone, 0: every step; -2:

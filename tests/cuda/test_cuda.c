@@ -983,6 +983,9 @@ TEST(cuda_identity_lite_bins) {
      * this test's counters see the rows it was written for (cuda_identity_oneread tests that path) */
     REQUIRE(ms__cuda_oneread(INT32_MAX, NULL) >= 0);
     REQUIRE(ms__cuda_mode_rows(before) == MS_OK);
+    uint64_t rc0[2], rc1[2];
+    const int rc_built = ms__cuda_rowcut_rows(rc0);
+    REQUIRE(rc_built >= 0);
     idcase cases[16];
     int n = 0;
     for (int k = 0; k < 12; k++) {
@@ -1009,6 +1012,16 @@ TEST(cuda_identity_lite_bins) {
      * its trim */
     CHECK_MSG(lean > 0, "no lite row took K4's lean path");
     CHECK_MSG(trimmed > 0, "no lite row on K4's lean path took the block's trim");
+    /* round 31A's row cut from K1's warp maxima (where built: -DMS_CU_K1_ROWCUT): in the steps whose
+     * chunks hold at least 2048 tokens (here V=151936 / 262144 at B=99 and V=262144 at B=1), K2's lite blocks read
+     * K1's bins, and on some rows the bins raise the cut */
+    REQUIRE(ms__cuda_rowcut_rows(rc1) == rc_built);
+    printf("  round 31A row cut: K2 lite blocks that read K1's bins %llu, raised their cut %llu\n",
+           (unsigned long long)(rc1[0] - rc0[0]), (unsigned long long)(rc1[1] - rc0[1]));
+    if (rc_built && !quick()) {
+        CHECK_MSG(rc1[0] > rc0[0], "no K2 lite block read K1's bins (round 31A's row cut)");
+        CHECK_MSG(rc1[1] > rc0[1], "no K2 lite block raised its cut from K1's bins (round 31A's row cut)");
+    }
     REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's threshold again */
 }
 
