@@ -524,7 +524,7 @@ typedef struct ms_cu_slot {
 /* The twenty-third session (-DMS_CU_K1_RC_OWN with -DMS_CU_K1_ROWCUT, off): the bins in their own array (ms_cu_state's
  * d_rch, MS_CU_RCB words a row, the resource's own workspace only), so ms_cu_rowstat keeps its 80 bytes; K4 zeroes its
  * row's bins in steps that counted them (ms_cu_k4_zero), the dirty-workspace memsets all of them. Measured in the
- * session's final call: B=1..2 still 0.3-0.7 us slower, where the cut is never taken, so the stats' size (round 31A's
+ * session's final call: B=1..2 still 0.3-0.6 us slower, where the cut is never taken, so the stats' size (round 31A's
  * inference) is not that cost's cause; docs/cuda.md, "Twenty-third session's final call". */
 #  if defined(MS_CU_K1_RC_OWN) && !defined(MS_CU_K4_ZERO)
 #    error "MS_CU_K1_RC_OWN needs MS_CU_K4_ZERO (K4 zeroes the bins)"
@@ -2233,7 +2233,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 }
 
 #ifdef MS_CU_K1_ROWCUT
-/* Round 31A (ms__cuda_mode_rows prints them; counted once a test has asked): K2 lite blocks that read K1's bins (rows of
+/* Round 31A (ms__cuda_rowcut_rows returns them; counted once a test has asked): K2 lite blocks that read K1's bins (rows of
  * the default order) [0], and those that raised their cut from them [1]. */
 __device__ unsigned long long ms_cu_rc_rows[2];
 /* Round 31A: the row-wide top-k' cut from K1's bins h (this lane's four: bins 4 lane .. 4 lane + 3; ms_cu_rowstat::rch)
