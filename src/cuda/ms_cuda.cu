@@ -353,6 +353,18 @@ extern "C" int ms__cuda_ordyn(int q); /* round 29B's knob (defined with the othe
 __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binaries take it from MS_CU_OR_DYN_RTQ) */
 #  endif
 #endif
+/* Round 32B (-DMS_CU_OR_TAPER=e, with -DMS_CU_OR_TRANSPOSE and without MS_CU_OR_DYN): the ring-less K2or's static chunks
+ * unequal, their length falling with g (row-minor, a higher g is dispatched later): chunk g spans [t(g), t(g + 1)) with
+ * t(g) = floor8(V F(g / G)), F(x) = x (1 + e / 64) - (e / 64) x^2 (density 1 + e / 64 at chunk 0 down to 1 - e / 64 at
+ * chunk G - 1), t(G) = V. e in 0..63 (0: equal chunks), from MS_CU_OR_TAPER or MS_CU_ORTAPER at resource creation, in
+ * the kernel's arguments (a.tpe). Exact: any partition of a row into its blocks' contiguous ranges is (each block's work
+ * depends on its own range alone; the re-reads take the same range). */
+#ifdef MS_CU_OR_TAPER
+#  if defined(MS_CU_OR_DYN) || !defined(MS_CU_OR_TRANSPOSE)
+#    error "-DMS_CU_OR_TAPER needs -DMS_CU_OR_TRANSPOSE and no MS_CU_OR_DYN (it shapes the static chunks)"
+#  endif
+static int ms_cu_or_tpe = MS_CU_OR_TAPER;
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -1511,6 +1523,9 @@ struct ms_cu_args {
 #endif
 #if defined(MS_CU_OR_DYN) && defined(MS_CU_OR_DYN_ALWAYS)
     int32_t dyq;                    /* round 29B: round 28A's pieces, how many by rule (ms_cu_ordyn_q says what q means) */
+#endif
+#ifdef MS_CU_OR_TAPER
+    int32_t tpe;                    /* round 32B: the ring-less K2or's chunk taper e (0: equal chunks) */
 #endif
 };
 
@@ -3083,6 +3098,15 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
 #ifdef MS_CU_OR_DYN
     const int32_t t0 = dy ? 0 : g * chunk, t1 = dy ? (g == Gr - 1 ? a.V : tvr) : min(a.V, t0 + chunk);
+#elif defined(MS_CU_OR_TAPER)
+    /* round 32B: the ring-less K2or's chunks tapered (ms_cu_or_tpe, above); the ring's stay equal */
+    const int32_t Gt = MS_CU_ORG(a), et = RG ? 0 : a.tpe;
+    auto tap = [&](int32_t gi) {
+        const long long x = gi, GG = Gt;
+        return (int32_t)(((long long)a.V * (x * GG * (64 + et) - et * x * x) / (64 * GG * GG)) & ~7LL);
+    };
+    const int32_t t0 = et > 0 ? tap(g) : g * chunk;
+    const int32_t t1 = et > 0 ? (g == Gt - 1 ? a.V : tap(g + 1)) : min(a.V, t0 + chunk);
 #else
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
 #endif
@@ -6917,6 +6941,12 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         if (e != cudaSuccess) return ms_cu_err(res, e, "K4's warm-up row");
     }
 #endif
+#ifdef MS_CU_OR_TAPER
+    if (getenv("MS_CU_ORTAPER")) { /* round 32B's taper (0..63) */
+        const int e = atoi(getenv("MS_CU_ORTAPER"));
+        ms_cu_or_tpe = e < 0 ? 0 : e > 63 ? 63 : e;
+    }
+#endif
 #if defined(MS_CU_OR_DYN) && (defined(MS_CU_OR_DYN_ALWAYS) || defined(MS_CU_OR_DYN_RT))
     /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step), as ms__cuda_ordyn sets it */
     if (getenv("MS_CU_ORDYN") && ms__cuda_ordyn(atoi(getenv("MS_CU_ORDYN"))) < 0)
@@ -7441,6 +7471,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (n == 0) return MS_OK;
     ms_cu_args a;
     memset(&a, 0, sizeof a);
+#ifdef MS_CU_OR_TAPER
+    a.tpe = ms_cu_or_tpe; /* round 32B: read by the ring-less K2or alone */
+#endif
     a.slots = st->d_slots;
     a.row_slot = d_row_slot;
     a.row_k = d_row_k;
