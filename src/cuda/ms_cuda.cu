@@ -3521,7 +3521,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
 #endif
 #if defined(MS_CU_OR_TRANSPOSE) && defined(MS_CU_OR_K2OWN)
-    /* Round 29B (-DMS_CU_OR_TRANSPOSE; built and compiled, never run): the ring-less K2or's blocks row-minor (block b:
+    /* Round 29B (-DMS_CU_OR_TRANSPOSE; measured in round 32B, off): the ring-less K2or's blocks row-minor (block b:
      * row b % n, chunk b / n) instead of row-major. Round 29B's stamps: a row's G blocks are consecutive blocks,
      * dispatched together, so they share their entry rank on their multiprocessors, and the rows end in launch order
      * (the rows' mean exits 2.6-6.4 us apart a step, correlated 0.5-0.94 with r); row-minor, each row has blocks of
