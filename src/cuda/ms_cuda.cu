@@ -3239,7 +3239,8 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         if (nr > MS_CU_OR_DCUT2_MIN) { /* round 32C: block-uniform (*rn after the pass's barrier) */
             /* round 31B's xlo (block-uniform); the warp's batches of the stage, survivors packed in place into its
              * slots 0, 1, ... (virtual index p: wq[w * 32 + (p >> 5) * nw * 32 + (p & 31)]); a write goes to a slot at
-             * or before the one it came from, read in this or an earlier round (the __syncwarp orders them) */
+             * or before the one it came from, read in this or an earlier round (the __syncwarp after the ballot orders
+             * those reads before it; the drain's own __syncwarp orders the last writes before its reads) */
             const float xlo = fmaxf(ms_cu_or_cut(c, minp_cut, ms_cu_unkey(cxk)), tkc);
             const int lane = (int)(threadIdx.x & 31u);
             unsigned long long *ww = wq + (threadIdx.x >> 5) * 32;
@@ -3251,11 +3252,11 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                     e = wq[b + lane];
                     in = !(ms__u2f((uint32_t)(e >> 32)) < xlo);
                 }
-                const unsigned bal = __ballot_sync(0xffffffffu, in); /* also orders this round's reads before the writes */
+                const unsigned bal = __ballot_sync(0xffffffffu, in);
+                __syncwarp(); /* the warp's reads of this and earlier rounds before any lane's write (memory order) */
                 const uint32_t p = pc + (uint32_t)__popc(bal & ((1u << lane) - 1u));
                 if (in) ww[(p >> 5) * (uint32_t)(nw * 32) + (p & 31u)] = e;
                 pc += (uint32_t)__popc(bal);
-                __syncwarp();
             }
             for (uint32_t p = 0; p < pc; p += 32) /* warp-uniform; the drain begins with __syncwarp */
                 (void)ms_cu_k2_drain(c, ww + (p >> 5) * (uint32_t)(nw * 32), pc - p < 32 ? (int)(pc - p) : 32, sn, sbuf);
