@@ -293,6 +293,22 @@
 #ifdef MS_CU_OR_DCUT
 #  define MS_CU_OR_DCUT_N (MS_CU_STAGE_SH / 2) /* survivors the filter keeps in sbuf[MS_CU_OR_DCUT_N..) */
 #endif
+/* Round 32C (-DMS_CU_OR_DCUT2, off): round 31B's filter by the block's final cuts, only where it pays and without its
+ * barrier. Taken block-uniformly when the stage holds more than MS_CU_OR_DCUT2_MIN tokens (peaked blocks stage few
+ * and run the default's drain); each warp then filters its own batches of the stage (wq[w * 32 + j * nw * 32 + lane],
+ * the batches the default's drain gives it) by x >= xlo (round 31B's xlo) and packs the survivors in place, in the
+ * same slots in the same order, by a ballot and popc (no shared atomic, no barrier: only the warp reads and writes its
+ * slots), then drains only those. Why exact: round 31B's argument (the drain and the list take a subset of the stage
+ * that holds every staged token with x >= xlo, NaN kept); docs/cuda.md, round 32C. */
+#if defined(MS_CU_OR_DCUT2) && !defined(MS_CU_OR_DCUT2_MIN)
+#  define MS_CU_OR_DCUT2_MIN 256
+#endif
+#if defined(MS_CU_OR_DCUT2) && defined(MS_CU_OR_DCUT)
+#  error "-DMS_CU_OR_DCUT2 replaces -DMS_CU_OR_DCUT: define one"
+#endif
+/* Round 32C (-DMS_CU_OR_WSEL, off): the warp-looped staging's (round 20A) pick of the lane's j-th value of its 4 * NG
+ * as a binary tree of selects on j's bits (4 * NG - 1 selects, log2(4 * NG) predicates) instead of 4 * NG compares and
+ * selects. The same value: exact by construction. */
 /* Round 28A (-DMS_CU_OR_DYN, off): the one-read rows' tokens balanced inside each row. At one wave (B=28..66 at
  * V=151936) the step ends with the row's slowest K2or block (4-block against 3-block SMs, blocks of one SM 2-4 us
  * apart), so a row's blocks no longer scan fixed chunks: the row's whole groups are cut into pieces of
@@ -2893,11 +2909,28 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     if (M) {
                         const int j = __ffs((int)M) - 1;
                         M &= M - 1u;
+#  ifdef MS_CU_OR_WSEL
+                        /* round 32C: v's 4 * NG values (index 4u + k) halved by j's bits, the highest first */
+                        static_assert((NG & (NG - 1)) == 0, "MS_CU_OR_WSEL: NG a power of two");
+                        float w[4 * NG];
+#pragma unroll
+                        for (int u = 0; u < NG; u++)
+#pragma unroll
+                            for (int k = 0; k < 4; k++) w[4 * u + k] = v[u][k];
+#pragma unroll
+                        for (int h = 2 * NG; h >= 1; h >>= 1) {
+                            const bool hi = (j & h) != 0;
+#pragma unroll
+                            for (int i = 0; i < h; i++) w[i] = hi ? w[i + h] : w[i];
+                        }
+                        float y = w[0];
+#  else
                         float y = v[0][0];
 #pragma unroll
                         for (int u = 0; u < NG; u++)
 #pragma unroll
                             for (int k = 0; k < 4; k++) y = j == 4 * u + k ? v[u][k] : y;
+#  endif
                         pass(t + (j >> 2) * step + (j & 3), &y, 1u);
                         if (tk) /* round 14's count, as below */
 #  ifdef MS_CU_OR_XBINS
@@ -3224,6 +3257,33 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         if (nd <= MS_CU_OR_DCUT_N) {
             for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nd; b += nw * 32) /* warp-uniform */
                 (void)ms_cu_k2_drain(c, sbuf + MS_CU_OR_DCUT_N + b, nd - b < 32 ? nd - b : 32, sn, sbuf);
+        } else
+#endif
+#ifdef MS_CU_OR_DCUT2
+        if (nr > MS_CU_OR_DCUT2_MIN) { /* round 32C: block-uniform (*rn after the pass's barrier) */
+            /* round 31B's xlo (block-uniform); the warp's batches of the stage, survivors packed in place into its
+             * slots 0, 1, ... (virtual index p: wq[w * 32 + (p >> 5) * nw * 32 + (p & 31)]); a write goes to a slot at
+             * or before the one it came from, read in this or an earlier round (the __syncwarp after the ballot orders
+             * those reads before it; the drain's own __syncwarp orders the last writes before its reads) */
+            const float xlo = fmaxf(ms_cu_or_cut(c, minp_cut, ms_cu_unkey(cxk)), tkc);
+            const int lane = (int)(threadIdx.x & 31u);
+            unsigned long long *ww = wq + (threadIdx.x >> 5) * 32;
+            uint32_t pc = 0; /* warp-uniform: survivors so far */
+            for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) { /* warp-uniform */
+                unsigned long long e = 0;
+                bool in = false;
+                if (b + lane < nr) {
+                    e = wq[b + lane];
+                    in = !(ms__u2f((uint32_t)(e >> 32)) < xlo);
+                }
+                const unsigned bal = __ballot_sync(0xffffffffu, in);
+                __syncwarp(); /* the warp's reads of this and earlier rounds before any lane's write (memory order) */
+                const uint32_t p = pc + (uint32_t)__popc(bal & ((1u << lane) - 1u));
+                if (in) ww[(p >> 5) * (uint32_t)(nw * 32) + (p & 31u)] = e;
+                pc += (uint32_t)__popc(bal);
+            }
+            for (uint32_t p = 0; p < pc; p += 32) /* warp-uniform; the drain begins with __syncwarp */
+                (void)ms_cu_k2_drain(c, ww + (p >> 5) * (uint32_t)(nw * 32), pc - p < 32 ? (int)(pc - p) : 32, sn, sbuf);
         } else
 #endif
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
