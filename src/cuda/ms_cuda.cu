@@ -538,6 +538,23 @@ typedef struct ms_cu_slot {
 #    error "-DMS_CU_K1_ROWCUT and -DMS_CU_OR_RC2: K4's zeroing of the stats and of RC2's slots would overlap; take one"
 #  endif
 #endif
+/* Round 32A (-DMS_CU_RC_INST, with -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN; off): round 31A's cut in instantiations of its
+ * own, RC (K1, K2) and RZ (K4) true, launched only in the steps the host rule gives the cut (ms_cu_launch: a.rcut != 0,
+ * which now also asks for a plain lite step, K4<false>, and, where the host knows the rows, a row of the default order
+ * with top-k and min-p); every other step launches the RC / RZ false instantiations, whose code is the default's (the
+ * cut's code compiles out of them: `RC &&` before every test of a.rcut). RZ: K4<false, true> zeroes the row's bins
+ * where 31A's K4 did (ms_cu_k4_zero), so K4<false> keeps its code. In the RC kernels K1's count runs after its
+ * atomicMax, and K2 first asks whether any bin at all can pass min-p (ms_cu_k2_rowcut's pre-test: a.rcut bit 2, on by
+ * default; MS_CU_RC_BITS=3 leaves it out, a measurement knob) before its scan. docs/cuda.md, "Round 32A". */
+#ifdef MS_CU_RC_INST
+#  if !defined(MS_CU_K1_ROWCUT) || !defined(MS_CU_K1_RC_OWN) || !defined(MS_CU_K1_EARLY) || !defined(MS_CU_LITE_EARLY) || \
+      !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K3W_K2) || !defined(MS_CU_K4_ZERO)
+#    error "-DMS_CU_RC_INST needs -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN and the defaults' K1_EARLY, LITE_EARLY, OR_K2OWN, K3W_K2, K4_ZERO"
+#  endif
+#  define MS_CU_RCON(bit) (RC && (a.rcut & (bit))) /* the cut's tests: compiled out of the RC false instantiations */
+#elif defined(MS_CU_K1_ROWCUT)
+#  define MS_CU_RCON(bit) (a.rcut & (bit))
+#endif
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
 typedef struct ms_cu_rowstat {
     uint32_t maxkey;   /* atomicMax of key(y): the row max m */
@@ -600,6 +617,10 @@ typedef struct ms_cu_state {
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
 #endif
     uint8_t *h_kept;    /* host staging of commit flags (max_rows) */
+#ifdef MS_CU_RC_INST
+    uint8_t *h_rcq;     /* round 32A: per slot (capacity), 1 when its request can take the row cut (ms__cuda_ingest) */
+    int32_t rc_slots;   /* round 32A: how many slots hold 1 there */
+#endif
     int32_t *h_stage;   /* pageable host copy of plan / accept tokens (MS_CU_STAGE): see ms_cu_stage_tokens */
 } ms_cu_state;
 
@@ -1644,6 +1665,9 @@ __device__ __forceinline__ void ms_cu_k1_clear(const ms_cu_args &a, int32_t r, i
  * before the kernel's general set-up and runs its own copy of the same code on the same values: the set-up,
  * ms_cu_chunk_max, the clearing of the row's bins, the block's max (v1 is 0 on such rows: only v0 is reduced), the
  * wait and the atomicMax. Exactness is untouched. Greedy rows return false and take the kernel's own path. */
+#ifdef MS_CU_RC_INST
+template <bool RC> /* round 32A: the cut's count only in the RC instantiation, after the atomicMax */
+#endif
 __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
                                                unsigned long long *red) {
     {
@@ -1681,7 +1705,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     if (wid == 0) {
         const int nw = blockDim.x >> 5;
         v0 = lane < nw ? red[lane] : 0;
-#ifdef MS_CU_K1_ROWCUT
+#if defined(MS_CU_K1_ROWCUT) && !defined(MS_CU_RC_INST)
         { /* round 31A: lane w < nw counts warp w's maximum (the key of one token's x) in the row's bins, after the wait
            * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns) */
             const ms_cu_filt f = ms_cu_filters(c);
@@ -1699,11 +1723,32 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
             }
         }
 #endif
+#ifdef MS_CU_RC_INST
+        const uint32_t wk = (uint32_t)v0; /* round 32A: lane w's warp maximum, counted after the atomicMax */
+#endif
         v0 = ms_cu_warp_max_u64(v0);
         if (lane == 0) {
             ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
             if (v0) atomicMax(&a.stats[r].maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
         }
+#ifdef MS_CU_RC_INST
+        /* Round 32A: round 31A's count (above, unchanged but for its place) after the row max's atomicMax, which K2's
+         * blocks need first: K2 reads both only after K1's grid completed (its PDL wait), so the order inside K1 does not
+         * change what K2 reads; only the RC instantiation (the steps the host rule gives the cut) has the code. */
+        if (RC) {
+            const ms_cu_filt f = ms_cu_filters(c);
+            if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order: K2's cut rows */
+                uint32_t b = ~0u; /* none: x < 0.5, or no warp */
+                if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
+                    b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
+                    b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
+                }
+                const unsigned peers = __match_any_sync(0xffffffffu, b);
+                ms_cu_pdl_wait(); /* every lane: as round 31A's (a plain launch with the own workspace: returns at once) */
+                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
+            }
+        }
+#endif
     }
     return true;
 }
@@ -1740,7 +1785,11 @@ __device__ __noinline__ bool ms_cu_k1_orrow(const ms_cu_slot *slots, int32_t slo
 }
 #endif
 
+#ifdef MS_CU_RC_INST
+template <bool OR, bool RC = false> /* RC: round 32A's cut instantiation (ms_cu_launch: a.rcut) */
+#else
 template <bool OR>
+#endif
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -1758,7 +1807,11 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     }
 #endif
 #ifdef MS_CU_K1_EARLY
+#  ifdef MS_CU_RC_INST
+    if (!OR && ms_cu_k1_early<RC>(a, r, g, slot, wfilt, red[0])) { /* round 18C; round 32A's RC */
+#  else
     if (!OR && ms_cu_k1_early(a, r, g, slot, wfilt, red[0])) { /* round 18C */
+#  endif
         ms_cu_stamp(1);
         return;
     }
@@ -2254,8 +2307,28 @@ __device__ unsigned long long ms_cu_rc_rows[2];
  * top-p runs over K's renormalised mass, which K4 sums from the candidates, and nothing reads m0 (the HF order, whose
  * top-p needs S0's whole mass m0, has f.k == 0 and never comes here). The candidate histogram counts only what was
  * listed, as before. +inf rows take no cut (their m is +inf). */
+#ifdef MS_CU_RC_INST
+/* Round 32A's pre-test (pre: a.rcut bit 2): before the scan, each lane tests its top bin's lower edge Lt (bin 4 lane + 3)
+ * with the scan's own min-p test, and the warp sums (one redux) the four counts of the lanes whose top bin passes. When
+ * that sum is below kk the scan's cut cannot bind, and it returns false at once (a peaked row: its warp maxima's bins
+ * lie below min-p's sure range). Why that is the scan's answer: the test t(L) = fl(fl(L / T) - m) >= minp_cut + 0.02 is
+ * monotone non-decreasing in L (the division by T > 0 and the subtraction round monotonically), and the bins' edges
+ * rise with the bin. If the scan binds, its bin b passes t and the count of bins >= b reaches kk; b's lane l holds a
+ * top bin >= b, which passes t too, as does the top bin of every lane above l; so the pre-test's sum holds every bin
+ * >= 4 l, at least the count of bins >= b, hence >= kk. So a sum below kk means the scan returns false; the pre-test
+ * never changes the cut, only skips work (NaN, an +inf m: t is false for every lane, the sum 0, as the scan's own
+ * answer false). */
+__device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uint32_t kk, bool pre) {
+    const int lane = threadIdx.x & 31;
+    if (pre) {
+        const float Lt = ms_cu_unkey((MS_CU_RCB_BASE + 4u * (uint32_t)lane + 3u) << MS_CU_RCB_SH);
+        const bool ok = Lt / c.sl.temperature - c.m >= c.minp_cut + 0.02f;
+        if (__reduce_add_sync(0xffffffffu, ok ? h.x + h.y + h.z + h.w : 0u) < kk) return false;
+    }
+#else
 __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uint32_t kk) {
     const int lane = threadIdx.x & 31;
+#endif
     uint32_t suf = h.x + h.y + h.z + h.w; /* becomes the count of bins >= 4 lane */
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
@@ -2290,7 +2363,11 @@ __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uin
  * penalty (the set-up's window filter has barriers and work), returns false before it and the kernel sets it up
  * once as before; a greedy lite row waits and returns, as the kernel's own path does. Returns true when the row is
  * done (it waited). */
+#ifdef MS_CU_RC_INST
+template <bool RG, bool RC> /* RC: round 32A's cut instantiation */
+#else
 template <bool RG>
+#endif
 __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot,
                                                     uint32_t *wfilt, unsigned long long *sbuf, uint32_t *scnt,
                                                     unsigned long long *sh, uint32_t *sn, unsigned long long *smass) {
@@ -2309,7 +2386,7 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     c.w_eff = 0;
 #endif
 #ifdef MS_CU_K1_ROWCUT
-    const int rc_cnt = ms_cu_count_all; /* round 31A: the tests' flag, loaded before the wait */
+    const int rc_cnt = MS_CU_RCON(2) ? ms_cu_count_all : 0; /* round 31A: the tests' flag, loaded before the wait */
 #endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
@@ -2319,12 +2396,16 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_K1_ROWCUT
     uint4 rch = make_uint4(0u, 0u, 0u, 0u); /* round 31A: K1's bins, loaded with the max */
-    if ((a.rcut & 2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(MS_CU_RCH(a, r))[threadIdx.x & 31];
+    if (MS_CU_RCON(2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(MS_CU_RCH(a, r))[threadIdx.x & 31];
 #endif
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_K1_ROWCUT
-    if ((a.rcut & 2) && f.k > 0) {
+    if (MS_CU_RCON(2) && f.k > 0) {
+#  ifdef MS_CU_RC_INST
+        const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk, (a.rcut & 4) != 0);
+#  else
         const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk);
+#  endif
         if (rc_cnt && threadIdx.x == 0) {
             atomicAdd(&ms_cu_rc_rows[0], 1ull);
             if (cut) atomicAdd(&ms_cu_rc_rows[1], 1ull);
@@ -3464,7 +3545,9 @@ __device__ __forceinline__ void ms_cu_k2_k3w(const ms_cu_args &a, uint32_t *wfil
  * without the switch. A third template parameter rather than K2's body as a function called by two kernels: that
  * build gave ms_cu_k2<false, ...> other code (ptxas: 184 / 344 B of spills instead of 172 / 304; the inlined body's
  * address arithmetic hoisted differently), this one leaves its PTX as the default's but for the names. */
-#  ifdef MS_CU_K3W_K2
+#  if defined(MS_CU_K3W_K2) && defined(MS_CU_RC_INST)
+template <bool OR, bool RG, bool OWN = false, bool K3W = false, bool RC = false> /* RC: round 32A's cut instantiation */
+#  elif defined(MS_CU_K3W_K2)
 template <bool OR, bool RG, bool OWN = false, bool K3W = false> /* K3W: round 25A's K2 of the warm-up steps (ms_cu_k2_k3w) */
 #  else
 template <bool OR, bool RG, bool OWN = false>
@@ -3526,7 +3609,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
 #endif
 #ifdef MS_CU_LITE_EARLY
+#  ifdef MS_CU_RC_INST
+    if (!OR && ms_cu_k2_lite_early<RG, RC>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C; 32A's RC */
+#  else
     if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C */
+#  endif
 #endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
@@ -6419,6 +6506,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
+#ifdef MS_CU_RC_INST
+template <bool RZ = false> /* RZ: round 32A's K4<false, true>, launched in the steps whose K1 counted the bins */
+#endif
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
     if (a.k4zero) {
         static_assert(sizeof(ms_cu_rowstat) % 8 == 0 && sizeof(ms_cu_rowstat) / 8 <= MS_CU_T4, "K4 zeroes a row's stats");
@@ -6428,18 +6518,29 @@ __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) {
 #ifdef MS_CU_OR_RC2
         else if (threadIdx.x - 32u < (unsigned)MS_CU_ORRC) a.orc[(size_t)r * MS_CU_ORRC + threadIdx.x - 32u] = 0; /* round 30A */
 #endif
-#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) && defined(MS_CU_RC_INST)
+        else if (RZ && threadIdx.x - 32u < (unsigned)(MS_CU_RCB / 2)) /* round 32A: the row's bins, in RZ's steps only */
+            ((unsigned long long *)MS_CU_RCH(a, r))[threadIdx.x - 32u] = 0;
+#elif defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
         else if ((a.rcut & 1) && threadIdx.x - 32u < (unsigned)(MS_CU_RCB / 2)) /* the row's bins, 8 bytes a thread */
             ((unsigned long long *)MS_CU_RCH(a, r))[threadIdx.x - 32u] = 0;
 #endif
     }
     ms_cu_stamp(24);
 }
+#ifdef MS_CU_RC_INST
+template <bool OR, bool RZ = false> /* RZ: round 32A (ms_cu_k4_zero) */
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
+    ms_cu_k4_row<OR>(a, blockIdx.x);
+    ms_cu_k4_zero<RZ>(a, blockIdx.x);
+}
+#else
 template <bool OR>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     ms_cu_k4_row<OR>(a, blockIdx.x);
     ms_cu_k4_zero(a, blockIdx.x);
 }
+#endif
 #if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
 /* -DMS_CU_K4_PWOWN (above ms_cu_k4_fin_blk): the warm-up steps' K4, with round 21C's grouped pass */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4w(ms_cu_args a) {
@@ -6979,15 +7080,27 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         const char *ev = getenv("MS_CU_RC_MIN");
         st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
         const char *eb = getenv("MS_CU_RC_BITS"); /* 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
+#  ifdef MS_CU_RC_INST
+        st->rcbits = eb && *eb ? (atoi(eb) & 7) : 7; /* round 32A: 4, K2's pre-test (ms_cu_k2_rowcut) */
+#  else
         st->rcbits = eb && *eb ? (atoi(eb) & 3) : 3;
+#  endif
     }
 #endif
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
+#ifdef MS_CU_RC_INST
+    st->h_rcq = (uint8_t *)calloc((size_t)res->params.capacity + 1, 1);
+    if (!st->h_rcq) return ms__fail(res, MS_ENOMEM, "row cut flags");
+    st->rc_slots = 0;
+#endif
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#ifdef MS_CU_RC_INST
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
 #if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
@@ -7037,6 +7150,9 @@ extern "C" void ms__cuda_destroy(ms_resource *res) {
         cudaGetLastError();
     }
     free(st->h_kept);
+#ifdef MS_CU_RC_INST
+    free(st->h_rcq);
+#endif
     free(st->h_stage);
     free(st);
     res->backend_state = NULL;
@@ -7061,6 +7177,13 @@ extern "C" int ms__cuda_ingest(ms_resource *res, int32_t slot, const ms_req_conf
     /* pageable source: copied to staging before the call returns, so `s` may go out of scope */
     cudaError_t e = cudaMemcpyAsync(st->d_slots + slot, &s, sizeof s, cudaMemcpyHostToDevice, st->stream);
     if (e != cudaSuccess) return ms_cu_err(res, e, "ingest");
+#ifdef MS_CU_RC_INST
+    { /* round 32A: a request that can take the row cut (top-k and min-p, the default order: ms_cu_k1_early's rows) */
+        const uint8_t q = cfg->top_k > 0 && cfg->min_p > 0.0f && !cfg->top_p_first;
+        st->rc_slots += (int32_t)q - (int32_t)st->h_rcq[slot];
+        st->h_rcq[slot] = q;
+    }
+#endif
     return MS_OK;
 }
 
@@ -7068,6 +7191,10 @@ extern "C" void ms__cuda_remove(ms_resource *res, int32_t slot) {
     ms_cu_state *st = ms_cu_st(res);
     ms_cu_dev guard(st->device);
     cudaMemsetAsync(st->d_slots + slot, 0, sizeof(ms_cu_slot), st->stream);
+#ifdef MS_CU_RC_INST
+    st->rc_slots -= (int32_t)st->h_rcq[slot]; /* round 32A */
+    st->h_rcq[slot] = 0;
+#endif
     if (st->d_seen)
         cudaMemsetAsync(st->d_seen + (size_t)slot * (size_t)res->bitset_words, 0, (size_t)res->bitset_words * 8,
                         st->stream);
@@ -7543,6 +7670,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.rch = st->d_rch;
     if (!a.k4zero) a.rcut = 0; /* a caller's workspace: no bins (K0 zeroes only the stats) */
 #  endif
+#  ifdef MS_CU_RC_INST
+    /* Round 32A: the cut only while a resident request can take it (filters on; top-k and min-p on, the default order:
+     * st->rc_slots, kept by ms__cuda_ingest / ms__cuda_remove; a superset of the rows whose K1 counts, ms_cu_k1_early),
+     * so that top-p alone runs the default's kernels. Any value is exact (above); a captured graph keeps the one it was
+     * captured with. */
+    if (!apply_filters || st->rc_slots == 0) a.rcut = 0;
+#  endif
 #endif
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
@@ -7635,6 +7769,21 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     const unsigned k2blocks = a.k3w ? 2u * blocks : blocks;
 #else
     const unsigned k2blocks = blocks;
+#endif
+#ifdef MS_CU_RC_INST
+    /* Round 32A: the cut's instantiations in the steps that take it, only in the plain lite steps whose K4 is K4<false>
+     * (not the one-read steps, whose K1<true> counts nothing, nor the warm-up steps' K4w: B <= 3 at V=151936); every
+     * other step launches the RC / RZ false kernels, the default's code. K1<false, true> counts the bins, K2's RC
+     * instantiation of the step's kind (K3W: no ring; the ring) reads them, K4<false, true> zeroes them: the three are
+     * chosen together from a.rcut, so a step that counts also zeroes (a captured graph keeps all three). */
+    if (a.oneread || k4 != ms_cu_k4<false>) a.rcut = 0;
+    if (a.rcut) {
+        k1 = ms_cu_k1<false, true>;
+        if (k2 == ms_cu_k2<false, false, false, true>) k2 = ms_cu_k2<false, false, false, true, true>;
+        else if (k2 == ms_cu_k2<false, true>) k2 = ms_cu_k2<false, true, false, false, true>;
+        else if (k2 == ms_cu_k2<false, false>) k2 = ms_cu_k2<false, false, false, false, true>;
+        k4 = ms_cu_k4<false, true>;
+    }
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     bool k0 = true;
