@@ -529,8 +529,13 @@ typedef struct ms_cu_slot {
 #  if defined(MS_CU_K1_RC_OWN) && !defined(MS_CU_K4_ZERO)
 #    error "MS_CU_K1_RC_OWN needs MS_CU_K4_ZERO (K4 zeroes the bins)"
 #  endif
+#  ifdef MS_CU_RC_INST /* round 32A: a row's bins, then its ticket (ms_cu_k2_rczero), 16-byte rows */
+#    define MS_CU_RCW (MS_CU_RCB + 4)
+#  else
+#    define MS_CU_RCW MS_CU_RCB
+#  endif
 #  ifdef MS_CU_K1_RC_OWN
-#    define MS_CU_RCH(a, r) ((a).rch + (size_t)(r) * MS_CU_RCB)
+#    define MS_CU_RCH(a, r) ((a).rch + (size_t)(r) * MS_CU_RCW)
 #  else
 #    define MS_CU_RCH(a, r) ((a).stats[r].rch)
 #  endif
@@ -539,17 +544,17 @@ typedef struct ms_cu_slot {
 #  endif
 #endif
 /* Round 32A (-DMS_CU_RC_INST, with -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN; off): round 31A's cut in instantiations of its
- * own, RC (K1, K2) and RZ (K4) true, launched only in the steps the host rule gives the cut (ms_cu_launch: a.rcut != 0,
- * which now also asks for a plain lite step, K4<false>, and, where the host knows the rows, a row of the default order
- * with top-k and min-p); every other step launches the RC / RZ false instantiations, whose code is the default's (the
- * cut's code compiles out of them: `RC &&` before every test of a.rcut). RZ: K4<false, true> zeroes the row's bins
- * where 31A's K4 did (ms_cu_k4_zero), so K4<false> keeps its code. In the RC kernels K1's count runs after its
- * atomicMax, and K2 first asks whether any bin at all can pass min-p (ms_cu_k2_rowcut's pre-test: a.rcut bit 2, on by
- * default; MS_CU_RC_BITS=3 leaves it out, a measurement knob) before its scan. docs/cuda.md, "Round 32A". */
+ * own, RC true (K1, K2), launched only in the steps the host rule gives the cut (ms_cu_launch: a.rcut != 0, which now
+ * also asks for a plain lite step, K4<false>, and a resident request with top-k and min-p in the default order); every
+ * other step launches the RC false instantiations, whose code is the default's (the cut's code compiles out of them:
+ * `RC &&` before every test of a.rcut). K4 is the default's in every step: the row's last K2 block zeroes the bins
+ * (ms_cu_k2_rczero), not K4. In the RC kernels K1's count runs after its atomicMax, and K2 first asks whether any bin
+ * at all can pass min-p (ms_cu_k2_rowcut's pre-test: a.rcut bit 2, on by default; MS_CU_RC_BITS=3 leaves it out, a
+ * measurement knob) before its scan. docs/cuda.md, "Round 32A". */
 #ifdef MS_CU_RC_INST
 #  if !defined(MS_CU_K1_ROWCUT) || !defined(MS_CU_K1_RC_OWN) || !defined(MS_CU_K1_EARLY) || !defined(MS_CU_LITE_EARLY) || \
-      !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K3W_K2) || !defined(MS_CU_K4_ZERO)
-#    error "-DMS_CU_RC_INST needs -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN and the defaults' K1_EARLY, LITE_EARLY, OR_K2OWN, K3W_K2, K4_ZERO"
+      !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K3W_K2) || !defined(MS_CU_K4_ZERO) || !defined(MS_CU_EARLY_F32)
+#    error "-DMS_CU_RC_INST needs -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN and the defaults' K1_EARLY, LITE_EARLY, OR_K2OWN, K3W_K2, K4_ZERO, EARLY_F32"
 #  endif
 #  define MS_CU_RCON(bit) (RC && (a.rcut & (bit))) /* the cut's tests: compiled out of the RC false instantiations */
 #elif defined(MS_CU_K1_ROWCUT)
@@ -1975,7 +1980,11 @@ __device__ int ms_cu_count_all;
 /* Round 12 (ms__cuda_k2_rows; counted once a test has asked): K2 lite blocks that ran the block-wide stage
  * [0] and those whose stage overflowed, so that they re-read their chunk [1]; chunks cut by the candidate
  * bins [2] and those whose bins were too crowded, cut by the radix select [3]. */
+#ifdef MS_CU_RC_INST
+__device__ unsigned long long ms_cu_k2_rows[6]; /* round 32A: [4..5] round 31A's counters (MS_CU_RC_ROWS) */
+#else
 __device__ unsigned long long ms_cu_k2_rows[4];
+#endif
 /* Round 15A (ms__cuda_ring; counted once a test has asked): K2 blocks whose scan ran through the ring, lite
  * [0] and one-read [1]. */
 __device__ unsigned long long ms_cu_ring_rows[2];
@@ -2163,19 +2172,32 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-#ifdef MS_CU_EARLY_F32
+#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
+template <int NG, bool RG, bool F32S = false, bool RC = false> /* RC: round 32A's ticket (rtk), from the early branch */
+#elif defined(MS_CU_EARLY_F32)
 template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch */
 #else
 template <int NG, bool RG>
 #endif
+#ifdef MS_CU_RC_INST
+__device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
+                              uint32_t *sn, unsigned long long *wq, uint32_t *rtk = NULL) {
+#else
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
+#endif
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
     if (threadIdx.x == 0) *sn = 0;
     __syncthreads();
+#ifdef MS_CU_RC_INST
+    /* Round 32A: past this barrier every thread of the block has used its bins (ms_cu_k2_rowcut, before the call): thread 0
+     * takes the row's ticket now, and reads it only at the block's end (ms_cu_k2_rczero), so the atomic's latency hides */
+    if (RC && rtk && threadIdx.x == 0) *rtk = atomicAdd(MS_CU_RCH(a, r) + MS_CU_RCB, 1u) + 1u;
+#endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     uint64_t mym = 0;
@@ -2288,7 +2310,14 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 #ifdef MS_CU_K1_ROWCUT
 /* Round 31A (ms__cuda_rowcut_rows returns them; counted once a test has asked): K2 lite blocks that read K1's bins (rows of
  * the default order) [0], and those that raised their cut from them [1]. */
+#  ifdef MS_CU_RC_INST
+/* round 32A: in ms_cu_k2_rows[4..5], not a global of their own: a new global took a slot in the kernels' table of global
+ * addresses (c[0x4]) and moved the slots of every kernel that reads one (the default's kernels' SASS changed) */
+#    define MS_CU_RC_ROWS (ms_cu_k2_rows + 4)
+#  else
 __device__ unsigned long long ms_cu_rc_rows[2];
+#    define MS_CU_RC_ROWS ms_cu_rc_rows
+#  endif
 /* Round 31A: the row-wide top-k' cut from K1's bins h (this lane's four: bins 4 lane .. 4 lane + 3; ms_cu_rowstat::rch)
  * for a lite row of the default order (k' = kk = top_k); raises c.xcut and returns true when it binds. Warp-uniform:
  * every warp reads the same bins (K1 is complete: the PDL wait) and computes the same cut, no barrier.
@@ -2351,6 +2380,29 @@ __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uin
 }
 #endif
 
+#ifdef MS_CU_RC_INST
+/* Round 32A: the bins of a row that K1 counted are zeroed by the row's last K2 block (K4 keeps the default's code). Every
+ * one of the row's G blocks takes the row's ticket (the word after its bins) once, in ms_cu_k2_lite after its first
+ * barrier: by then each of its threads has used the bins it loaded (ms_cu_k2_rowcut's shuffles or redux consume them
+ * before the call), so the reads are done. The block that draws G (rtk, read here, at its end) is the row's last: every
+ * other block's reads are done, and it zeroes the 128 bins and the ticket (thread 0, 16 bytes a store). Which rows:
+ * K1 counts a row iff it runs its early branch (no window penalty, not greedy: the tests of K2's early branch too),
+ * a.rcut & 1, f.k > 0 and ms_cu_lite_k > 0 (K2's early branch holds it: decided from the slot, as K1's from the row
+ * set-up, the same fields); K2 takes the ticket on the same test, and all G blocks of such a row reach ms_cu_k2_lite:
+ * the early branch's returns before it are row-uniform, and ms_cu_set_max cannot fail where K1 counted (a counted
+ * warp maximum is x >= 0.5, so the row's maxkey is above -inf's). The next counting step's K1 is a plain launch (the
+ * resource's own workspace: no K0, so no PDL for K1), which starts after this step's kernels completed; within the
+ * step nothing reads the bins after K2. The dirty-workspace memsets zero bins and tickets. */
+__device__ __forceinline__ void ms_cu_k2_rczero(const ms_cu_args &a, int32_t r, uint32_t rtk) {
+    if (threadIdx.x == 0 && rtk == (uint32_t)a.G) {
+        __threadfence(); /* the ticket's G - 1 other increments, each after its block's reads, before the stores */
+        uint4 *b = reinterpret_cast<uint4 *>(MS_CU_RCH(a, r));
+#pragma unroll 4
+        for (int i = 0; i < MS_CU_RCW / 4; i++) b[i] = make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+#endif
+
 #ifdef MS_CU_LITE_EARLY
 /* Round 18C (MS_CU_LITE_EARLY, on since the thirteenth session's final call): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
  * (ms_cu_k2<false, ...>, B < 52 at fp32 V=151936): such a row branches off before the kernel's general set-up,
@@ -2407,12 +2459,20 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
         const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk);
 #  endif
         if (rc_cnt && threadIdx.x == 0) {
-            atomicAdd(&ms_cu_rc_rows[0], 1ull);
-            if (cut) atomicAdd(&ms_cu_rc_rows[1], 1ull);
+            atomicAdd(&MS_CU_RC_ROWS[0], 1ull);
+            if (cut) atomicAdd(&MS_CU_RC_ROWS[1], 1ull);
         }
     }
 #endif
-#ifdef MS_CU_EARLY_F32
+#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
+    if (RC && (a.rcut & 1) && f.k > 0) { /* round 32A: K1 counted this row (its test): take the ticket, zero if last */
+        uint32_t rtk = 0;
+        ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &rtk);
+        ms_cu_k2_rczero(a, r, rtk);
+    } else {
+        ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    }
+#elif defined(MS_CU_EARLY_F32)
     ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #else
     ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
@@ -6506,9 +6566,6 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
-#ifdef MS_CU_RC_INST
-template <bool RZ = false> /* RZ: round 32A's K4<false, true>, launched in the steps whose K1 counted the bins */
-#endif
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
     if (a.k4zero) {
         static_assert(sizeof(ms_cu_rowstat) % 8 == 0 && sizeof(ms_cu_rowstat) / 8 <= MS_CU_T4, "K4 zeroes a row's stats");
@@ -6518,29 +6575,18 @@ __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) {
 #ifdef MS_CU_OR_RC2
         else if (threadIdx.x - 32u < (unsigned)MS_CU_ORRC) a.orc[(size_t)r * MS_CU_ORRC + threadIdx.x - 32u] = 0; /* round 30A */
 #endif
-#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) && defined(MS_CU_RC_INST)
-        else if (RZ && threadIdx.x - 32u < (unsigned)(MS_CU_RCB / 2)) /* round 32A: the row's bins, in RZ's steps only */
-            ((unsigned long long *)MS_CU_RCH(a, r))[threadIdx.x - 32u] = 0;
-#elif defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) && !defined(MS_CU_RC_INST) /* round 32A: K2 zeroes them */
         else if ((a.rcut & 1) && threadIdx.x - 32u < (unsigned)(MS_CU_RCB / 2)) /* the row's bins, 8 bytes a thread */
             ((unsigned long long *)MS_CU_RCH(a, r))[threadIdx.x - 32u] = 0;
 #endif
     }
     ms_cu_stamp(24);
 }
-#ifdef MS_CU_RC_INST
-template <bool OR, bool RZ = false> /* RZ: round 32A (ms_cu_k4_zero) */
-__global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
-    ms_cu_k4_row<OR>(a, blockIdx.x);
-    ms_cu_k4_zero<RZ>(a, blockIdx.x);
-}
-#else
 template <bool OR>
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
     ms_cu_k4_row<OR>(a, blockIdx.x);
     ms_cu_k4_zero(a, blockIdx.x);
 }
-#endif
 #if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
 /* -DMS_CU_K4_PWOWN (above ms_cu_k4_fin_blk): the warm-up steps' K4, with round 21C's grouped pass */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4w(ms_cu_args a) {
@@ -7071,8 +7117,8 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     }
 #endif
 #if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* the bins start zero; each step's K4 leaves its rows' zero */
-    MS_CU_ALLOC(st->d_rch, (size_t)rows * MS_CU_RCB * sizeof(uint32_t));
-    e = cudaMemset(st->d_rch, 0, (size_t)rows * MS_CU_RCB * sizeof(uint32_t));
+    MS_CU_ALLOC(st->d_rch, (size_t)rows * MS_CU_RCW * sizeof(uint32_t));
+    e = cudaMemset(st->d_rch, 0, (size_t)rows * MS_CU_RCW * sizeof(uint32_t));
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
 #endif
 #ifdef MS_CU_K1_ROWCUT
@@ -7098,9 +7144,6 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
-#ifdef MS_CU_RC_INST
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
-#endif
 #if defined(MS_CU_K4_PWOWN) && defined(MS_CU_K4_WARM)
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4w, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
@@ -7773,16 +7816,22 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_RC_INST
     /* Round 32A: the cut's instantiations in the steps that take it, only in the plain lite steps whose K4 is K4<false>
      * (not the one-read steps, whose K1<true> counts nothing, nor the warm-up steps' K4w: B <= 3 at V=151936); every
-     * other step launches the RC / RZ false kernels, the default's code. K1<false, true> counts the bins, K2's RC
-     * instantiation of the step's kind (K3W: no ring; the ring) reads them, K4<false, true> zeroes them: the three are
-     * chosen together from a.rcut, so a step that counts also zeroes (a captured graph keeps all three). */
+     * other step launches the RC false kernels, the default's code, and K4 is the default's in every step. K1<false,
+     * true> counts the bins, K2's RC instantiation of the step's kind (K3W: no ring; the ring) reads them and its row's
+     * last block zeroes them: the two are chosen together from a.rcut, so a step that counts also zeroes (a captured
+     * graph keeps both). */
     if (a.oneread || k4 != ms_cu_k4<false>) a.rcut = 0;
     if (a.rcut) {
-        k1 = ms_cu_k1<false, true>;
-        if (k2 == ms_cu_k2<false, false, false, true>) k2 = ms_cu_k2<false, false, false, true, true>;
-        else if (k2 == ms_cu_k2<false, true>) k2 = ms_cu_k2<false, true, false, false, true>;
-        else if (k2 == ms_cu_k2<false, false>) k2 = ms_cu_k2<false, false, false, false, true>;
-        k4 = ms_cu_k4<false, true>;
+        void (*k2rc)(ms_cu_args) = NULL; /* K2's RC instantiation of the step's kind; none: no cut this step */
+        if (k2 == ms_cu_k2<false, false, false, true>) k2rc = ms_cu_k2<false, false, false, true, true>;
+        else if (k2 == ms_cu_k2<false, true>) k2rc = ms_cu_k2<false, true, false, false, true>;
+        else if (k2 == ms_cu_k2<false, false>) k2rc = ms_cu_k2<false, false, false, false, true>;
+        if (k2rc) {
+            k1 = ms_cu_k1<false, true>;
+            k2 = k2rc; /* it also leaves the bins zero (ms_cu_k2_rczero): K1 counts only where it runs */
+        } else {
+            a.rcut = 0;
+        }
     }
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
@@ -7798,7 +7847,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's slots");
 #endif
 #if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* and round 31A's bins */
-            e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCB * sizeof(uint32_t), st->stream);
+            e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's bins");
 #endif
             cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
@@ -7901,7 +7950,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             (void)cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
 #endif
 #if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
-            (void)cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCB * sizeof(uint32_t), st->stream);
+            (void)cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
 #endif
         }
 #endif
@@ -8205,7 +8254,13 @@ static int ms_cu_counters(const unsigned long long (&sym)[N], uint64_t *out) {
  * both were switches, -DMS_CU_K2_ATOM and -DMS_CU_K2_BINSEL, until the round's device runs), MS_ECUDA on a
  * CUDA error. */
 extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
+#ifdef MS_CU_RC_INST
+    uint64_t o6[6]; /* round 32A: [4..5] are round 31A's */
+    const int rc = ms_cu_counters(ms_cu_k2_rows, o6);
+    for (int i = 0; i < 4; i++) out[i] = o6[i];
+#else
     const int rc = ms_cu_counters(ms_cu_k2_rows, out);
+#endif
     return rc != MS_OK ? rc : 3; /* both built (the default since round 12) */
 }
 
@@ -8326,7 +8381,7 @@ extern "C" int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm) {
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { /* round 31A: its own counters printed too */
 #  ifdef MS_CU_RC_PRINT /* a measurement knob: the library prints nothing by default */
     uint64_t rc[2] = {0, 0};
-    if (ms_cu_counters(ms_cu_rc_rows, rc) == MS_OK)
+    if (ms__cuda_rowcut_rows(rc) >= 0)
         printf("  round 31A row cut (cumulative): K2 lite blocks that read K1's bins %llu, raised their cut %llu\n",
                (unsigned long long)rc[0], (unsigned long long)rc[1]);
 #  endif
@@ -8338,7 +8393,12 @@ extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu
 
 /* Round 31A's counters (ms_cu_rc_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_rowcut_rows(uint64_t out[2]) {
-#ifdef MS_CU_K1_ROWCUT
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_RC_INST)
+    uint64_t o6[6]; /* round 32A: in ms_cu_k2_rows[4..5] */
+    const int rc = ms_cu_counters(ms_cu_k2_rows, o6);
+    out[0] = o6[4], out[1] = o6[5];
+    return rc != MS_OK ? rc : 1;
+#elif defined(MS_CU_K1_ROWCUT)
     const int rc = ms_cu_counters(ms_cu_rc_rows, out);
     return rc != MS_OK ? rc : 1;
 #else
