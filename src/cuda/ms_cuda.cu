@@ -557,14 +557,36 @@ typedef struct ms_cu_slot {
 #  if defined(MS_CU_K1_RC_OWN) && !defined(MS_CU_K4_ZERO)
 #    error "MS_CU_K1_RC_OWN needs MS_CU_K4_ZERO (K4 zeroes the bins)"
 #  endif
+#  ifdef MS_CU_RC_INST /* round 32A: a row's bins, then its ticket (ms_cu_k2_rczero), 16-byte rows */
+#    define MS_CU_RCW (MS_CU_RCB + 4)
+#  else
+#    define MS_CU_RCW MS_CU_RCB
+#  endif
 #  ifdef MS_CU_K1_RC_OWN
-#    define MS_CU_RCH(a, r) ((a).rch + (size_t)(r) * MS_CU_RCB)
+#    define MS_CU_RCH(a, r) ((a).rch + (size_t)(r) * MS_CU_RCW)
 #  else
 #    define MS_CU_RCH(a, r) ((a).stats[r].rch)
 #  endif
 #  if defined(MS_CU_OR_RC2)
 #    error "-DMS_CU_K1_ROWCUT and -DMS_CU_OR_RC2: K4's zeroing of the stats and of RC2's slots would overlap; take one"
 #  endif
+#endif
+/* Round 32A (-DMS_CU_RC_INST, with -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN; off): round 31A's cut in instantiations of its
+ * own, RC true (K1, K2), launched only in the steps the host rule gives the cut (ms_cu_launch: a.rcut != 0, which now
+ * also asks for a plain lite step, K4<false>, and a resident request with top-k and min-p in the default order); every
+ * other step launches the RC false instantiations, whose code is the default's (the cut's code compiles out of them:
+ * `RC &&` before every test of a.rcut). K4 is the default's in every step: the row's last K2 block zeroes the bins
+ * (ms_cu_k2_rczero), not K4. In the RC kernels K1's count runs after its atomicMax, and K2 first asks whether any bin
+ * at all can pass min-p (ms_cu_k2_rowcut's pre-test: a.rcut bit 2, on by default; MS_CU_RC_BITS=3 leaves it out, a
+ * measurement knob) before its scan. docs/cuda.md, "Round 32A". */
+#ifdef MS_CU_RC_INST
+#  if !defined(MS_CU_K1_ROWCUT) || !defined(MS_CU_K1_RC_OWN) || !defined(MS_CU_K1_EARLY) || !defined(MS_CU_LITE_EARLY) || \
+      !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K3W_K2) || !defined(MS_CU_K4_ZERO) || !defined(MS_CU_EARLY_F32)
+#    error "-DMS_CU_RC_INST needs -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN and the defaults' K1_EARLY, LITE_EARLY, OR_K2OWN, K3W_K2, K4_ZERO, EARLY_F32"
+#  endif
+#  define MS_CU_RCON(bit) (RC && (a.rcut & (bit))) /* the cut's tests: compiled out of the RC false instantiations */
+#elif defined(MS_CU_K1_ROWCUT)
+#  define MS_CU_RCON(bit) (a.rcut & (bit))
 #endif
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
 typedef struct ms_cu_rowstat {
@@ -628,6 +650,10 @@ typedef struct ms_cu_state {
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
 #endif
     uint8_t *h_kept;    /* host staging of commit flags (max_rows) */
+#ifdef MS_CU_RC_INST
+    uint8_t *h_rcq;     /* round 32A: per slot (capacity), 1 when its request can take the row cut (ms__cuda_ingest) */
+    int32_t rc_slots;   /* round 32A: how many slots hold 1 there */
+#endif
     int32_t *h_stage;   /* pageable host copy of plan / accept tokens (MS_CU_STAGE): see ms_cu_stage_tokens */
 } ms_cu_state;
 
@@ -1675,6 +1701,9 @@ __device__ __forceinline__ void ms_cu_k1_clear(const ms_cu_args &a, int32_t r, i
  * before the kernel's general set-up and runs its own copy of the same code on the same values: the set-up,
  * ms_cu_chunk_max, the clearing of the row's bins, the block's max (v1 is 0 on such rows: only v0 is reduced), the
  * wait and the atomicMax. Exactness is untouched. Greedy rows return false and take the kernel's own path. */
+#ifdef MS_CU_RC_INST
+template <bool RC> /* round 32A: the cut's count only in the RC instantiation, after the atomicMax */
+#endif
 __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
                                                unsigned long long *red) {
     {
@@ -1712,7 +1741,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
     if (wid == 0) {
         const int nw = blockDim.x >> 5;
         v0 = lane < nw ? red[lane] : 0;
-#ifdef MS_CU_K1_ROWCUT
+#if defined(MS_CU_K1_ROWCUT) && !defined(MS_CU_RC_INST)
         { /* round 31A: lane w < nw counts warp w's maximum (the key of one token's x) in the row's bins, after the wait
            * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns) */
             const ms_cu_filt f = ms_cu_filters(c);
@@ -1730,11 +1759,32 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
             }
         }
 #endif
+#ifdef MS_CU_RC_INST
+        const uint32_t wk = (uint32_t)v0; /* round 32A: lane w's warp maximum, counted after the atomicMax */
+#endif
         v0 = ms_cu_warp_max_u64(v0);
         if (lane == 0) {
             ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
             if (v0) atomicMax(&a.stats[r].maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
         }
+#ifdef MS_CU_RC_INST
+        /* Round 32A: round 31A's count (above, unchanged but for its place) after the row max's atomicMax, which K2's
+         * blocks need first: K2 reads both only after K1's grid completed (its PDL wait), so the order inside K1 does not
+         * change what K2 reads; only the RC instantiation (the steps the host rule gives the cut) has the code. */
+        if (RC) {
+            const ms_cu_filt f = ms_cu_filters(c);
+            if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order: K2's cut rows */
+                uint32_t b = ~0u; /* none: x < 0.5, or no warp */
+                if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
+                    b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
+                    b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
+                }
+                const unsigned peers = __match_any_sync(0xffffffffu, b);
+                ms_cu_pdl_wait(); /* every lane: as round 31A's (a plain launch with the own workspace: returns at once) */
+                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
+            }
+        }
+#endif
     }
     return true;
 }
@@ -1771,7 +1821,11 @@ __device__ __noinline__ bool ms_cu_k1_orrow(const ms_cu_slot *slots, int32_t slo
 }
 #endif
 
+#ifdef MS_CU_RC_INST
+template <bool OR, bool RC = false> /* RC: round 32A's cut instantiation (ms_cu_launch: a.rcut) */
+#else
 template <bool OR>
+#endif
 __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     __shared__ uint32_t wfilt[256];
     __shared__ unsigned long long red[2][32];
@@ -1789,7 +1843,11 @@ __global__ void __launch_bounds__(MS_CU_T123, 4) ms_cu_k1(ms_cu_args a) {
     }
 #endif
 #ifdef MS_CU_K1_EARLY
+#  ifdef MS_CU_RC_INST
+    if (!OR && ms_cu_k1_early<RC>(a, r, g, slot, wfilt, red[0])) { /* round 18C; round 32A's RC */
+#  else
     if (!OR && ms_cu_k1_early(a, r, g, slot, wfilt, red[0])) { /* round 18C */
+#  endif
         ms_cu_stamp(1);
         return;
     }
@@ -1953,7 +2011,11 @@ __device__ int ms_cu_count_all;
 /* Round 12 (ms__cuda_k2_rows; counted once a test has asked): K2 lite blocks that ran the block-wide stage
  * [0] and those whose stage overflowed, so that they re-read their chunk [1]; chunks cut by the candidate
  * bins [2] and those whose bins were too crowded, cut by the radix select [3]. */
+#ifdef MS_CU_RC_INST
+__device__ unsigned long long ms_cu_k2_rows[6]; /* round 32A: [4..5] round 31A's counters (MS_CU_RC_ROWS) */
+#else
 __device__ unsigned long long ms_cu_k2_rows[4];
+#endif
 /* Round 15A (ms__cuda_ring; counted once a test has asked): K2 blocks whose scan ran through the ring, lite
  * [0] and one-read [1]. */
 __device__ unsigned long long ms_cu_ring_rows[2];
@@ -2141,19 +2203,32 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
-#ifdef MS_CU_EARLY_F32
+#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
+template <int NG, bool RG, bool F32S = false, bool RC = false> /* RC: round 32A's ticket (rtk), from the early branch */
+#elif defined(MS_CU_EARLY_F32)
 template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch */
 #else
 template <int NG, bool RG>
 #endif
+#ifdef MS_CU_RC_INST
+__device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
+                              uint32_t *sn, unsigned long long *wq, uint32_t *rtk = NULL) {
+#else
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq) {
+#endif
     __shared__ uint32_t res[2], keepn, sbase;
     uint32_t *rn = res; /* the stage's count (res is free until the bin cut or the k'-th key's select) */
     if (threadIdx.x == 0) *rn = 0;
     if (threadIdx.x == 0) *sn = 0;
     __syncthreads();
+#ifdef MS_CU_RC_INST
+    /* Round 32A: past this barrier every thread of the block has used its bins (ms_cu_k2_rowcut, before the call): thread 0
+     * takes the row's ticket now, and reads it only at the block's end (ms_cu_k2_rczero), so the atomic's latency hides */
+    if (RC && rtk && threadIdx.x == 0) *rtk = atomicAdd(MS_CU_RCH(a, r) + MS_CU_RCB, 1u) + 1u;
+#endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
     uint64_t mym = 0;
@@ -2266,7 +2341,14 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 #ifdef MS_CU_K1_ROWCUT
 /* Round 31A (ms__cuda_rowcut_rows returns them; counted once a test has asked): K2 lite blocks that read K1's bins (rows of
  * the default order) [0], and those that raised their cut from them [1]. */
+#  ifdef MS_CU_RC_INST
+/* round 32A: in ms_cu_k2_rows[4..5], not a global of their own: a new global took a slot in the kernels' table of global
+ * addresses (c[0x4]) and moved the slots of every kernel that reads one (the default's kernels' SASS changed) */
+#    define MS_CU_RC_ROWS (ms_cu_k2_rows + 4)
+#  else
 __device__ unsigned long long ms_cu_rc_rows[2];
+#    define MS_CU_RC_ROWS ms_cu_rc_rows
+#  endif
 /* Round 31A: the row-wide top-k' cut from K1's bins h (this lane's four: bins 4 lane .. 4 lane + 3; ms_cu_rowstat::rch)
  * for a lite row of the default order (k' = kk = top_k); raises c.xcut and returns true when it binds. Warp-uniform:
  * every warp reads the same bins (K1 is complete: the PDL wait) and computes the same cut, no barrier.
@@ -2285,8 +2367,28 @@ __device__ unsigned long long ms_cu_rc_rows[2];
  * top-p runs over K's renormalised mass, which K4 sums from the candidates, and nothing reads m0 (the HF order, whose
  * top-p needs S0's whole mass m0, has f.k == 0 and never comes here). The candidate histogram counts only what was
  * listed, as before. +inf rows take no cut (their m is +inf). */
+#ifdef MS_CU_RC_INST
+/* Round 32A's pre-test (pre: a.rcut bit 2): before the scan, each lane tests its top bin's lower edge Lt (bin 4 lane + 3)
+ * with the scan's own min-p test, and the warp sums (one redux) the four counts of the lanes whose top bin passes. When
+ * that sum is below kk the scan's cut cannot bind, and it returns false at once (a peaked row: its warp maxima's bins
+ * lie below min-p's sure range). Why that is the scan's answer: the test t(L) = fl(fl(L / T) - m) >= minp_cut + 0.02 is
+ * monotone non-decreasing in L (the division by T > 0 and the subtraction round monotonically), and the bins' edges
+ * rise with the bin. If the scan binds, its bin b passes t and the count of bins >= b reaches kk; b's lane l holds a
+ * top bin >= b, which passes t too, as does the top bin of every lane above l; so the pre-test's sum holds every bin
+ * >= 4 l, at least the count of bins >= b, hence >= kk. So a sum below kk means the scan returns false; the pre-test
+ * never changes the cut, only skips work (NaN, an +inf m: t is false for every lane, the sum 0, as the scan's own
+ * answer false). */
+__device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uint32_t kk, bool pre) {
+    const int lane = threadIdx.x & 31;
+    if (pre) {
+        const float Lt = ms_cu_unkey((MS_CU_RCB_BASE + 4u * (uint32_t)lane + 3u) << MS_CU_RCB_SH);
+        const bool ok = Lt / c.sl.temperature - c.m >= c.minp_cut + 0.02f;
+        if (__reduce_add_sync(0xffffffffu, ok ? h.x + h.y + h.z + h.w : 0u) < kk) return false;
+    }
+#else
 __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uint32_t kk) {
     const int lane = threadIdx.x & 31;
+#endif
     uint32_t suf = h.x + h.y + h.z + h.w; /* becomes the count of bins >= 4 lane */
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
@@ -2309,6 +2411,29 @@ __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uin
 }
 #endif
 
+#ifdef MS_CU_RC_INST
+/* Round 32A: the bins of a row that K1 counted are zeroed by the row's last K2 block (K4 keeps the default's code). Every
+ * one of the row's G blocks takes the row's ticket (the word after its bins) once, in ms_cu_k2_lite after its first
+ * barrier: by then each of its threads has used the bins it loaded (ms_cu_k2_rowcut's shuffles or redux consume them
+ * before the call), so the reads are done. The block that draws G (rtk, read here, at its end) is the row's last: every
+ * other block's reads are done, and it zeroes the 128 bins and the ticket (thread 0, 16 bytes a store). Which rows:
+ * K1 counts a row iff it runs its early branch (no window penalty, not greedy: the tests of K2's early branch too),
+ * a.rcut & 1, f.k > 0 and ms_cu_lite_k > 0 (K2's early branch holds it: decided from the slot, as K1's from the row
+ * set-up, the same fields); K2 takes the ticket on the same test, and all G blocks of such a row reach ms_cu_k2_lite:
+ * the early branch's returns before it are row-uniform, and ms_cu_set_max cannot fail where K1 counted (a counted
+ * warp maximum is x >= 0.5, so the row's maxkey is above -inf's). The next counting step's K1 is a plain launch (the
+ * resource's own workspace: no K0, so no PDL for K1), which starts after this step's kernels completed; within the
+ * step nothing reads the bins after K2. The dirty-workspace memsets zero bins and tickets. */
+__device__ __forceinline__ void ms_cu_k2_rczero(const ms_cu_args &a, int32_t r, uint32_t rtk) {
+    if (threadIdx.x == 0 && rtk == (uint32_t)a.G) {
+        __threadfence(); /* the ticket's G - 1 other increments, each after its block's reads, before the stores */
+        uint4 *b = reinterpret_cast<uint4 *>(MS_CU_RCH(a, r));
+#pragma unroll 4
+        for (int i = 0; i < MS_CU_RCW / 4; i++) b[i] = make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+#endif
+
 #ifdef MS_CU_LITE_EARLY
 /* Round 18C (MS_CU_LITE_EARLY, on since the thirteenth session's final call): as round 18A's MS_CU_OR_EARLY for the lite rows of the lite steps' K2
  * (ms_cu_k2<false, ...>, B < 52 at fp32 V=151936): such a row branches off before the kernel's general set-up,
@@ -2321,7 +2446,11 @@ __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uin
  * penalty (the set-up's window filter has barriers and work), returns false before it and the kernel sets it up
  * once as before; a greedy lite row waits and returns, as the kernel's own path does. Returns true when the row is
  * done (it waited). */
+#ifdef MS_CU_RC_INST
+template <bool RG, bool RC> /* RC: round 32A's cut instantiation */
+#else
 template <bool RG>
+#endif
 __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot,
                                                     uint32_t *wfilt, unsigned long long *sbuf, uint32_t *scnt,
                                                     unsigned long long *sh, uint32_t *sn, unsigned long long *smass) {
@@ -2340,7 +2469,7 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     c.w_eff = 0;
 #endif
 #ifdef MS_CU_K1_ROWCUT
-    const int rc_cnt = ms_cu_count_all; /* round 31A: the tests' flag, loaded before the wait */
+    const int rc_cnt = MS_CU_RCON(2) ? ms_cu_count_all : 0; /* round 31A: the tests' flag, loaded before the wait */
 #endif
     ms_cu_pdl_wait(); /* K1's row max, histogram clearing; greedy rows: as the kernel's own path, K2 covers K1 */
     if (c.greedy) return true;
@@ -2350,19 +2479,31 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     ms_cu_rowstat *st = &a.stats[r];
 #ifdef MS_CU_K1_ROWCUT
     uint4 rch = make_uint4(0u, 0u, 0u, 0u); /* round 31A: K1's bins, loaded with the max */
-    if ((a.rcut & 2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(MS_CU_RCH(a, r))[threadIdx.x & 31];
+    if (MS_CU_RCON(2) && f.k > 0) rch = reinterpret_cast<const uint4 *>(MS_CU_RCH(a, r))[threadIdx.x & 31];
 #endif
     if (!ms_cu_set_max(c, st)) return true;
 #ifdef MS_CU_K1_ROWCUT
-    if ((a.rcut & 2) && f.k > 0) {
+    if (MS_CU_RCON(2) && f.k > 0) {
+#  ifdef MS_CU_RC_INST
+        const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk, (a.rcut & 4) != 0);
+#  else
         const bool cut = ms_cu_k2_rowcut(c, rch, (uint32_t)kk);
+#  endif
         if (rc_cnt && threadIdx.x == 0) {
-            atomicAdd(&ms_cu_rc_rows[0], 1ull);
-            if (cut) atomicAdd(&ms_cu_rc_rows[1], 1ull);
+            atomicAdd(&MS_CU_RC_ROWS[0], 1ull);
+            if (cut) atomicAdd(&MS_CU_RC_ROWS[1], 1ull);
         }
     }
 #endif
-#ifdef MS_CU_EARLY_F32
+#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
+    if (RC && (a.rcut & 1) && f.k > 0) { /* round 32A: K1 counted this row (its test): take the ticket, zero if last */
+        uint32_t rtk = 0;
+        ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &rtk);
+        ms_cu_k2_rczero(a, r, rtk);
+    } else {
+        ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    }
+#elif defined(MS_CU_EARLY_F32)
     ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #else
     ms_cu_k2_lite<MS_CU_K2_NG, RG>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
@@ -3548,7 +3689,9 @@ __device__ __forceinline__ void ms_cu_k2_k3w(const ms_cu_args &a, uint32_t *wfil
  * without the switch. A third template parameter rather than K2's body as a function called by two kernels: that
  * build gave ms_cu_k2<false, ...> other code (ptxas: 184 / 344 B of spills instead of 172 / 304; the inlined body's
  * address arithmetic hoisted differently), this one leaves its PTX as the default's but for the names. */
-#  ifdef MS_CU_K3W_K2
+#  if defined(MS_CU_K3W_K2) && defined(MS_CU_RC_INST)
+template <bool OR, bool RG, bool OWN = false, bool K3W = false, bool RC = false> /* RC: round 32A's cut instantiation */
+#  elif defined(MS_CU_K3W_K2)
 template <bool OR, bool RG, bool OWN = false, bool K3W = false> /* K3W: round 25A's K2 of the warm-up steps (ms_cu_k2_k3w) */
 #  else
 template <bool OR, bool RG, bool OWN = false>
@@ -3610,7 +3753,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     }
 #endif
 #ifdef MS_CU_LITE_EARLY
+#  ifdef MS_CU_RC_INST
+    if (!OR && ms_cu_k2_lite_early<RG, RC>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C; 32A's RC */
+#  else
     if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C */
+#  endif
 #endif
     ms_cu_row c;
     ms_cu_row_setup(c, a.slots, slot, a.logits + (size_t)r * (size_t)a.stride * a.elem, a.dtype, a.V, a.apply_penalty,
@@ -6512,7 +6659,7 @@ __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) {
 #ifdef MS_CU_OR_RC2
         else if (threadIdx.x - 32u < (unsigned)MS_CU_ORRC) a.orc[(size_t)r * MS_CU_ORRC + threadIdx.x - 32u] = 0; /* round 30A */
 #endif
-#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) && !defined(MS_CU_RC_INST) /* round 32A: K2 zeroes them */
         else if ((a.rcut & 1) && threadIdx.x - 32u < (unsigned)(MS_CU_RCB / 2)) /* the row's bins, 8 bytes a thread */
             ((unsigned long long *)MS_CU_RCH(a, r))[threadIdx.x - 32u] = 0;
 #endif
@@ -7060,8 +7207,8 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     }
 #endif
 #if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* the bins start zero; each step's K4 leaves its rows' zero */
-    MS_CU_ALLOC(st->d_rch, (size_t)rows * MS_CU_RCB * sizeof(uint32_t));
-    e = cudaMemset(st->d_rch, 0, (size_t)rows * MS_CU_RCB * sizeof(uint32_t));
+    MS_CU_ALLOC(st->d_rch, (size_t)rows * MS_CU_RCW * sizeof(uint32_t));
+    e = cudaMemset(st->d_rch, 0, (size_t)rows * MS_CU_RCW * sizeof(uint32_t));
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
 #endif
 #ifdef MS_CU_K1_ROWCUT
@@ -7069,12 +7216,21 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         const char *ev = getenv("MS_CU_RC_MIN");
         st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
         const char *eb = getenv("MS_CU_RC_BITS"); /* 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
+#  ifdef MS_CU_RC_INST
+        st->rcbits = eb && *eb ? (atoi(eb) & 7) : 7; /* round 32A: 4, K2's pre-test (ms_cu_k2_rowcut) */
+#  else
         st->rcbits = eb && *eb ? (atoi(eb) & 3) : 3;
+#  endif
     }
 #endif
 #undef MS_CU_ALLOC
     st->h_kept = (uint8_t *)malloc((size_t)rows);
     if (!st->h_kept) return ms__fail(res, MS_ENOMEM, "commit flags");
+#ifdef MS_CU_RC_INST
+    st->h_rcq = (uint8_t *)calloc((size_t)res->params.capacity + 1, 1);
+    if (!st->h_rcq) return ms__fail(res, MS_ENOMEM, "row cut flags");
+    st->rc_slots = 0;
+#endif
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
@@ -7127,6 +7283,9 @@ extern "C" void ms__cuda_destroy(ms_resource *res) {
         cudaGetLastError();
     }
     free(st->h_kept);
+#ifdef MS_CU_RC_INST
+    free(st->h_rcq);
+#endif
     free(st->h_stage);
     free(st);
     res->backend_state = NULL;
@@ -7151,6 +7310,13 @@ extern "C" int ms__cuda_ingest(ms_resource *res, int32_t slot, const ms_req_conf
     /* pageable source: copied to staging before the call returns, so `s` may go out of scope */
     cudaError_t e = cudaMemcpyAsync(st->d_slots + slot, &s, sizeof s, cudaMemcpyHostToDevice, st->stream);
     if (e != cudaSuccess) return ms_cu_err(res, e, "ingest");
+#ifdef MS_CU_RC_INST
+    { /* round 32A: a request that can take the row cut (top-k and min-p, the default order: ms_cu_k1_early's rows) */
+        const uint8_t q = cfg->top_k > 0 && cfg->min_p > 0.0f && !cfg->top_p_first;
+        st->rc_slots += (int32_t)q - (int32_t)st->h_rcq[slot];
+        st->h_rcq[slot] = q;
+    }
+#endif
     return MS_OK;
 }
 
@@ -7158,6 +7324,10 @@ extern "C" void ms__cuda_remove(ms_resource *res, int32_t slot) {
     ms_cu_state *st = ms_cu_st(res);
     ms_cu_dev guard(st->device);
     cudaMemsetAsync(st->d_slots + slot, 0, sizeof(ms_cu_slot), st->stream);
+#ifdef MS_CU_RC_INST
+    st->rc_slots -= (int32_t)st->h_rcq[slot]; /* round 32A */
+    st->h_rcq[slot] = 0;
+#endif
     if (st->d_seen)
         cudaMemsetAsync(st->d_seen + (size_t)slot * (size_t)res->bitset_words, 0, (size_t)res->bitset_words * 8,
                         st->stream);
@@ -7636,6 +7806,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.rch = st->d_rch;
     if (!a.k4zero) a.rcut = 0; /* a caller's workspace: no bins (K0 zeroes only the stats) */
 #  endif
+#  ifdef MS_CU_RC_INST
+    /* Round 32A: the cut only while a resident request can take it (filters on; top-k and min-p on, the default order:
+     * st->rc_slots, kept by ms__cuda_ingest / ms__cuda_remove; a superset of the rows whose K1 counts, ms_cu_k1_early),
+     * so that top-p alone runs the default's kernels. Any value is exact (above); a captured graph keeps the one it was
+     * captured with. */
+    if (!apply_filters || st->rc_slots == 0) a.rcut = 0;
+#  endif
 #endif
     const unsigned blocks = (unsigned)((int64_t)n * a.G);
     /* Round 16B: K4's warm-up pass only where K4's blocks can start early: they need a multiprocessor with
@@ -7729,6 +7906,27 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #else
     const unsigned k2blocks = blocks;
 #endif
+#ifdef MS_CU_RC_INST
+    /* Round 32A: the cut's instantiations in the steps that take it, only in the plain lite steps whose K4 is K4<false>
+     * (not the one-read steps, whose K1<true> counts nothing, nor the warm-up steps' K4w: B <= 3 at V=151936); every
+     * other step launches the RC false kernels, the default's code, and K4 is the default's in every step. K1<false,
+     * true> counts the bins, K2's RC instantiation of the step's kind (K3W: no ring; the ring) reads them and its row's
+     * last block zeroes them: the two are chosen together from a.rcut, so a step that counts also zeroes (a captured
+     * graph keeps both). */
+    if (a.oneread || k4 != ms_cu_k4<false>) a.rcut = 0;
+    if (a.rcut) {
+        void (*k2rc)(ms_cu_args) = NULL; /* K2's RC instantiation of the step's kind; none: no cut this step */
+        if (k2 == ms_cu_k2<false, false, false, true>) k2rc = ms_cu_k2<false, false, false, true, true>;
+        else if (k2 == ms_cu_k2<false, true>) k2rc = ms_cu_k2<false, true, false, false, true>;
+        else if (k2 == ms_cu_k2<false, false>) k2rc = ms_cu_k2<false, false, false, false, true>;
+        if (k2rc) {
+            k1 = ms_cu_k1<false, true>;
+            k2 = k2rc; /* it also leaves the bins zero (ms_cu_k2_rczero): K1 counts only where it runs */
+        } else {
+            a.rcut = 0;
+        }
+    }
+#endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     bool k0 = true;
 #ifdef MS_CU_K4_ZERO
@@ -7742,7 +7940,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's slots");
 #endif
 #if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* and round 31A's bins */
-            e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCB * sizeof(uint32_t), st->stream);
+            e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's bins");
 #endif
             cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
@@ -7845,7 +8043,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             (void)cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
 #endif
 #if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
-            (void)cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCB * sizeof(uint32_t), st->stream);
+            (void)cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
 #endif
         }
 #endif
@@ -8149,7 +8347,13 @@ static int ms_cu_counters(const unsigned long long (&sym)[N], uint64_t *out) {
  * both were switches, -DMS_CU_K2_ATOM and -DMS_CU_K2_BINSEL, until the round's device runs), MS_ECUDA on a
  * CUDA error. */
 extern "C" int ms__cuda_k2_rows(uint64_t out[4]) {
+#ifdef MS_CU_RC_INST
+    uint64_t o6[6]; /* round 32A: [4..5] are round 31A's */
+    const int rc = ms_cu_counters(ms_cu_k2_rows, o6);
+    for (int i = 0; i < 4; i++) out[i] = o6[i];
+#else
     const int rc = ms_cu_counters(ms_cu_k2_rows, out);
+#endif
     return rc != MS_OK ? rc : 3; /* both built (the default since round 12) */
 }
 
@@ -8270,7 +8474,7 @@ extern "C" int ms__cuda_orfew(int32_t chunk, int32_t maxb, int32_t warm) {
 extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { /* round 31A: its own counters printed too */
 #  ifdef MS_CU_RC_PRINT /* a measurement knob: the library prints nothing by default */
     uint64_t rc[2] = {0, 0};
-    if (ms_cu_counters(ms_cu_rc_rows, rc) == MS_OK)
+    if (ms__cuda_rowcut_rows(rc) >= 0)
         printf("  round 31A row cut (cumulative): K2 lite blocks that read K1's bins %llu, raised their cut %llu\n",
                (unsigned long long)rc[0], (unsigned long long)rc[1]);
 #  endif
@@ -8282,7 +8486,12 @@ extern "C" int ms__cuda_mode_rows(uint64_t out[8]) { return ms_cu_counters(ms_cu
 
 /* Round 31A's counters (ms_cu_rc_rows): see ms_cuda.h. */
 extern "C" int ms__cuda_rowcut_rows(uint64_t out[2]) {
-#ifdef MS_CU_K1_ROWCUT
+#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_RC_INST)
+    uint64_t o6[6]; /* round 32A: in ms_cu_k2_rows[4..5] */
+    const int rc = ms_cu_counters(ms_cu_k2_rows, o6);
+    out[0] = o6[4], out[1] = o6[5];
+    return rc != MS_OK ? rc : 1;
+#elif defined(MS_CU_K1_ROWCUT)
     const int rc = ms_cu_counters(ms_cu_rc_rows, out);
     return rc != MS_OK ? rc : 1;
 #else
