@@ -293,7 +293,17 @@
 #ifdef MS_CU_OR_DCUT
 #  define MS_CU_OR_DCUT_N (MS_CU_STAGE_SH / 2) /* survivors the filter keeps in sbuf[MS_CU_OR_DCUT_N..) */
 #endif
-/* Round 32C (-DMS_CU_OR_DCUT2, off): round 31B's filter by the block's final cuts, only where it pays and without its
+/* Round 32C (docs/cuda.md, docs/decisions.md), on since the twenty-fourth session's final call: MS_CU_OR_DCUT2 and
+ * MS_CU_OR_WSEL (below) together: full setting V=151936 fp32 flat B=28..128 0.7-1.3 us faster, peaked level to 0.4
+ * faster (bench/results/cuda_h200_2026-12-02-round32c.md); -DMS_CU_NO_OR_DCUT2 / -DMS_CU_NO_OR_WSEL build without
+ * them (and -DMS_CU_OR_DCUT, round 31B's form, without DCUT2). */
+#if !defined(MS_CU_NO_OR_DCUT2) && !defined(MS_CU_OR_DCUT2) && !defined(MS_CU_OR_DCUT) && defined(MS_CU_ONEREAD)
+#  define MS_CU_OR_DCUT2
+#endif
+#if !defined(MS_CU_NO_OR_WSEL) && !defined(MS_CU_OR_WSEL) && defined(MS_CU_ONEREAD)
+#  define MS_CU_OR_WSEL
+#endif
+/* Round 32C (MS_CU_OR_DCUT2, on: above): round 31B's filter by the block's final cuts, only where it pays and without its
  * barrier. Taken block-uniformly when the stage holds more than MS_CU_OR_DCUT2_MIN tokens (peaked blocks stage few
  * and run the default's drain); each warp then filters its own batches of the stage (wq[w * 32 + j * nw * 32 + lane],
  * the batches the default's drain gives it) by x >= xlo (round 31B's xlo) and packs the survivors in place, in the
@@ -306,7 +316,7 @@
 #if defined(MS_CU_OR_DCUT2) && defined(MS_CU_OR_DCUT)
 #  error "-DMS_CU_OR_DCUT2 replaces -DMS_CU_OR_DCUT: define one"
 #endif
-/* Round 32C (-DMS_CU_OR_WSEL, off): the warp-looped staging's (round 20A) pick of the lane's j-th value of its 4 * NG
+/* Round 32C (MS_CU_OR_WSEL, on: above): the warp-looped staging's (round 20A) pick of the lane's j-th value of its 4 * NG
  * as a binary tree of selects on j's bits (4 * NG - 1 selects, log2(4 * NG) predicates) instead of 4 * NG compares and
  * selects. The same value: exact by construction. */
 /* Round 28A (-DMS_CU_OR_DYN, off): the one-read rows' tokens balanced inside each row. At one wave (B=28..66 at

@@ -957,11 +957,18 @@ static void band_edges_part(int part, uint64_t dl[8]) {
            "draws with 16-byte loads %llu (%s)\n", part, (unsigned long long)dl[4], (unsigned long long)dl[3],
            (unsigned long long)dl[1], (r11 & 1) ? "built in" : "not built", (unsigned long long)dl[2],
            (r11 & 2) ? "built in" : "not built");
-    CHECK_MSG(dl[4] > 0, "no row took the BAND path");
+    /* Under compute-sanitizer (quick) a row's K2 blocks can outwait even need_device's longer bound on the row's mode
+     * and give the row up to FULL (exact: round 15B), so how many rows take BAND there is a matter of timing: the
+     * twenty-fourth session's final call saw racecheck, run beside the tests and memcheck, send every BAND row of a
+     * run to FULL (0 hazards, 0 rows differ). There the paths are reported, not required; the full runs require them. */
+    const bool timed = quick();
+    if (timed && (dl[4] == 0 || ((r11 & 2) && dl[2] == 0)))
+        printf("  (quick: no BAND row or no 16-byte draw in this run; under a sanitizer the paths follow timing)\n");
+    CHECK_MSG(dl[4] > 0 || timed, "no row took the BAND path");
     if (part == 1) CHECK_MSG(dl[3] > 0, "no row fell back to FULL");
-    if (r11 & 1) CHECK_MSG(dl[1] > 0, "no BAND chunk served from K2's per-block masses");
+    if (r11 & 1) CHECK_MSG(dl[1] > 0 || (timed && dl[4] == 0), "no BAND chunk served from K2's per-block masses");
     else CHECK_MSG(dl[1] == 0, "per-block masses counted in a build without them");
-    if (r11 & 2) CHECK_MSG(dl[2] > 0, "no BAND draw with 16-byte loads");
+    if (r11 & 2) CHECK_MSG(dl[2] > 0 || timed, "no BAND draw with 16-byte loads");
     else CHECK_MSG(dl[2] == 0, "16-byte walks counted in a build without them");
 }
 TEST(cuda_identity_band_edges) {
