@@ -281,23 +281,13 @@
 #if !defined(MS_CU_NO_OR_WSTAGE) && !defined(MS_CU_OR_WSTAGE) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_WSTAGE
 #endif
-/* Round 31B (-DMS_CU_OR_DCUT, off): the one-read pass's drain after the block's final cuts. ncu's source counters (B=64,
- * full setting, fp32) put 0.87M of flat K2or's 14.6M warp instructions in the drain (a division and an exp a staged
- * token) and 1.05M in the list after it, against 0.06M and 0 on peaked rows: the drain takes every staged token, each
- * staged under the cut in force when its step ran, which on flat rows rises long after most were staged. With the
- * switch, the staged tokens first pass a filter by the block's final cuts, x >= max(min-p's cut from the chunk's exact
- * max, the block's best top-k' cut stk) (block-uniform after the pass's barrier), compacted (one shared atomic a warp)
- * into sbuf's upper half; the drain and the list then take the survivors only (the whole stage as before when more
- * than MS_CU_OR_DCUT_N survive). Why exact: docs/cuda.md, round 31B (rounds 13 and 14's cuts, valid for the whole
- * chunk whenever applied). */
-#ifdef MS_CU_OR_DCUT
-#  define MS_CU_OR_DCUT_N (MS_CU_STAGE_SH / 2) /* survivors the filter keeps in sbuf[MS_CU_OR_DCUT_N..) */
-#endif
+/* Round 31B (-DMS_CU_OR_DCUT, removed in the twenty-fourth session, its code in 30dd785): the one-read pass's drain
+ * after the block's final cuts, for every block; round 32C's MS_CU_OR_DCUT2 (below) takes it only where it pays. */
 /* Round 32C (docs/cuda.md, docs/decisions.md), on since the twenty-fourth session's final call: MS_CU_OR_DCUT2 and
  * MS_CU_OR_WSEL (below) together: full setting V=151936 fp32 flat B=28..128 0.7-1.3 us faster, peaked level to 0.4
  * faster (bench/results/cuda_h200_2026-12-02-round32c.md); -DMS_CU_NO_OR_DCUT2 / -DMS_CU_NO_OR_WSEL build without
- * them (and -DMS_CU_OR_DCUT, round 31B's form, without DCUT2). */
-#if !defined(MS_CU_NO_OR_DCUT2) && !defined(MS_CU_OR_DCUT2) && !defined(MS_CU_OR_DCUT) && defined(MS_CU_ONEREAD)
+ * them. */
+#if !defined(MS_CU_NO_OR_DCUT2) && !defined(MS_CU_OR_DCUT2) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_DCUT2
 #endif
 #if !defined(MS_CU_NO_OR_WSEL) && !defined(MS_CU_OR_WSEL) && defined(MS_CU_ONEREAD)
@@ -312,9 +302,6 @@
  * that holds every staged token with x >= xlo, NaN kept); docs/cuda.md, round 32C. */
 #if defined(MS_CU_OR_DCUT2) && !defined(MS_CU_OR_DCUT2_MIN)
 #  define MS_CU_OR_DCUT2_MIN 256
-#endif
-#if defined(MS_CU_OR_DCUT2) && defined(MS_CU_OR_DCUT)
-#  error "-DMS_CU_OR_DCUT2 replaces -DMS_CU_OR_DCUT: define one"
 #endif
 /* Round 32C (MS_CU_OR_WSEL, on: above): the warp-looped staging's (round 20A) pick of the lane's j-th value of its 4 * NG
  * as a binary tree of selects on j's bits (4 * NG - 1 selects, log2(4 * NG) predicates) instead of 4 * NG compares and
@@ -3217,9 +3204,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn,
                              unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase, smax, sref, stk;
-#ifdef MS_CU_OR_DCUT
-    __shared__ uint32_t dn; /* round 31B: the staged tokens that pass the block's final cuts */
-#endif
     uint32_t *rn = res; /* the pass stage's count (res is free until the bin cut or the select) */
     uint32_t *oh = h + 1024; /* round 14: the top-k' cut's bins (h's first 256 words serve the list, after the pass) */
     if (threadIdx.x == 0) {
@@ -3228,9 +3212,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         smax = 0;
         sref = 0;
         stk = 0;
-#ifdef MS_CU_OR_DCUT
-        dn = 0;
-#endif
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
 #ifdef MS_CU_OR_DYN
@@ -3378,38 +3359,6 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     ms_cu_set_m(c, mk); /* m = cm (<= the row's), its +inf rule, min-p's pre-filters from it */
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
-#ifdef MS_CU_OR_DCUT
-        /* Round 31B: the staged tokens (wq) below the block's final cuts left out before the drain's division and exp:
-         * xlo from min-p's cut of the chunk's exact max (cxk, the same m as ms_cu_set_m's above) and the block's best
-         * top-k' cut (tkc), both block-uniform. A token with x < xlo fails the drain's C test (round 13) or lies
-         * below k' counted tokens of this chunk with a strictly greater y (round 14), so it is outside the chunk's top
-         * k' of C even with ties kept: the list, from any subset of C holding that top k', keeps it (NaN: kept, as the
-         * tail's test). The survivors go (one shared atomic a warp) to sbuf[MS_CU_OR_DCUT_N..), which nothing reads or
-         * writes until the drain (the ring, which aliases sbuf, ended with the scan); the drain then writes C to
-         * sbuf[0..dn), below them. More than MS_CU_OR_DCUT_N survivors: the whole stage as without the switch. */
-        const float xlo = fmaxf(ms_cu_or_cut(c, minp_cut, ms_cu_unkey(cxk)), tkc);
-        const int lane = (int)(threadIdx.x & 31u);
-        for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) { /* warp-uniform */
-            unsigned long long e = 0;
-            bool in = false;
-            if (b + lane < nr) {
-                e = wq[b + lane];
-                in = !(ms__u2f((uint32_t)(e >> 32)) < xlo);
-            }
-            const unsigned bal = __ballot_sync(0xffffffffu, in);
-            uint32_t base = 0;
-            if (lane == 0 && bal) base = atomicAdd(&dn, (uint32_t)__popc(bal));
-            base = __shfl_sync(0xffffffffu, base, 0);
-            const uint32_t i = base + (uint32_t)__popc(bal & ((1u << lane) - 1u));
-            if (in && i < (uint32_t)MS_CU_OR_DCUT_N) sbuf[MS_CU_OR_DCUT_N + i] = e;
-        }
-        __syncthreads(); /* dn final, the survivors in sbuf */
-        const int32_t nd = (int32_t)dn;
-        if (nd <= MS_CU_OR_DCUT_N) {
-            for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nd; b += nw * 32) /* warp-uniform */
-                (void)ms_cu_k2_drain(c, sbuf + MS_CU_OR_DCUT_N + b, nd - b < 32 ? nd - b : 32, sn, sbuf);
-        } else
-#endif
 #ifdef MS_CU_OR_DCUT2
         if (nr > MS_CU_OR_DCUT2_MIN) { /* round 32C: block-uniform (*rn after the pass's barrier) */
             /* round 31B's xlo (block-uniform); the warp's batches of the stage, survivors packed in place into its
