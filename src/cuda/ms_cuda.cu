@@ -1693,6 +1693,26 @@ __device__ __forceinline__ void ms_cu_k1_clear(const ms_cu_args &a, int32_t r, i
 }
 
 #ifdef MS_CU_K1_EARLY
+#ifdef MS_CU_K1_ROWCUT
+/* Round 31A: K1's count of its warp maxima (ms_cu_k1_early, warp 0: lane w < nw holds warp w's maximum wk, the key of one
+ * token's x) in the row's bins, for the rows K2 may cut (lite, default order: the HF order's f.k is 0), after the wait
+ * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns at once).
+ * One atomic a bin a block (a flat row's maxima share few bins: fewer same-address atomics in L2). Round 31A runs it
+ * before the row max's reduction, round 32A's RC instantiation after its atomicMax. */
+__device__ __forceinline__ void ms_cu_k1_rccount(const ms_cu_args &a, int32_t r, const ms_cu_row &c, uint32_t wk, int lane) {
+    const ms_cu_filt f = ms_cu_filters(c);
+    if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) {
+        uint32_t b = ~0u; /* none: x < 0.5, or no warp */
+        if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
+            b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
+            b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
+        }
+        const unsigned peers = __match_any_sync(0xffffffffu, b);
+        ms_cu_pdl_wait();
+        if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
+    }
+}
+#endif
 /* Round 18C (MS_CU_K1_EARLY, on since the thirteenth session's final call): as MS_CU_LITE_EARLY for K1 of the lite steps (ms_cu_k1<false>): a row that is
  * not greedy and has no window penalty (returned before the set-up, whose window filter has barriers) branches off
  * before the kernel's general set-up and runs its own copy of the same code on the same values: the set-up,
@@ -1739,22 +1759,7 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
         const int nw = blockDim.x >> 5;
         v0 = lane < nw ? red[lane] : 0;
 #if defined(MS_CU_K1_ROWCUT) && !defined(MS_CU_RC_INST)
-        { /* round 31A: lane w < nw counts warp w's maximum (the key of one token's x) in the row's bins, after the wait
-           * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns) */
-            const ms_cu_filt f = ms_cu_filters(c);
-            if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order (the HF order's f.k is 0): K2's cut rows */
-                const uint32_t wk = (uint32_t)v0;
-                uint32_t b = ~0u; /* none: x < 0.5, or no warp */
-                if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
-                    b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
-                    b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
-                }
-                /* one atomic a bin a block (a flat row's maxima share few bins: fewer same-address atomics in L2) */
-                const unsigned peers = __match_any_sync(0xffffffffu, b);
-                ms_cu_pdl_wait();
-                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
-            }
-        }
+        ms_cu_k1_rccount(a, r, c, (uint32_t)v0, lane); /* round 31A: before the row max's reduction */
 #endif
 #ifdef MS_CU_RC_INST
         const uint32_t wk = (uint32_t)v0; /* round 32A: lane w's warp maximum, counted after the atomicMax */
@@ -1765,22 +1770,10 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
             if (v0) atomicMax(&a.stats[r].maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
         }
 #ifdef MS_CU_RC_INST
-        /* Round 32A: round 31A's count (above, unchanged but for its place) after the row max's atomicMax, which K2's
+        /* Round 32A: round 31A's count (ms_cu_k1_rccount, as above but for its place) after the row max's atomicMax, which K2's
          * blocks need first: K2 reads both only after K1's grid completed (its PDL wait), so the order inside K1 does not
          * change what K2 reads; only the RC instantiation (the steps the host rule gives the cut) has the code. */
-        if (RC) {
-            const ms_cu_filt f = ms_cu_filters(c);
-            if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) { /* lite, default order: K2's cut rows */
-                uint32_t b = ~0u; /* none: x < 0.5, or no warp */
-                if (wk >= (MS_CU_RCB_BASE << MS_CU_RCB_SH)) {
-                    b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
-                    b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
-                }
-                const unsigned peers = __match_any_sync(0xffffffffu, b);
-                ms_cu_pdl_wait(); /* every lane: as round 31A's (a plain launch with the own workspace: returns at once) */
-                if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
-            }
-        }
+        if (RC) ms_cu_k1_rccount(a, r, c, wk, lane);
 #endif
     }
     return true;
