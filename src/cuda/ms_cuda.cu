@@ -7645,6 +7645,30 @@ static cudaLaunchConfig_t ms_cu_cfg(cudaStream_t s, cudaLaunchAttribute *at, boo
     return cfg;
 }
 
+#ifdef MS_CU_K4_ZERO
+/* Round 17C's dirty workspace: zeroes, on the resource's stream, every row's stats and what the off switches keep
+ * beside them (round 30A's row-cut slots, round 31A's bins), as a step that failed half-way may have left them.
+ * Returns the first failure and names it in *what; the memsets after a failure are not enqueued. */
+static cudaError_t ms_cu_zero_own(ms_resource *res, void *stats, size_t stat_bytes, const char **what) {
+    ms_cu_state *st = ms_cu_st(res);
+    *what = "sample: zeroing the stats";
+    cudaError_t e = cudaMemsetAsync(stats, 0, stat_bytes, st->stream);
+#  ifdef MS_CU_OR_RC2 /* round 30A: and the row cut's slots */
+    if (e == cudaSuccess) {
+        *what = "sample: zeroing the row cut's slots";
+        e = cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
+    }
+#  endif
+#  if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* and round 31A's bins */
+    if (e == cudaSuccess) {
+        *what = "sample: zeroing the row cut's bins";
+        e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
+    }
+#  endif
+    return e;
+}
+#endif
+
 /* Enqueues the whole pipeline (K0, then K1 to K4). */
 static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, const int32_t *d_row_k,
                         const void *logits, ms_dtype dtype, int32_t V, int64_t stride, bool apply_penalty,
@@ -7885,16 +7909,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (own) { /* round 17C: no K0; K1 plain, so it starts after the previous step's K4 completed */
         k0 = false;
         if (st->ws_dirty) { /* a step failed half-way: zero every row's stats first (a memset node in a capture) */
-            cudaError_t e = cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
-            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the stats");
-#ifdef MS_CU_OR_RC2 /* round 30A: and the row cut's slots */
-            e = cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
-            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's slots");
-#endif
-#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN) /* and round 31A's bins */
-            e = cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
-            if (e != cudaSuccess) return ms_cu_err(res, e, "sample: zeroing the row cut's bins");
-#endif
+            const char *what = NULL;
+            cudaError_t e = ms_cu_zero_own(res, a.stats, stat_bytes, &what);
+            if (e != cudaSuccess) return ms_cu_err(res, e, what);
             cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
             e = cudaStreamIsCapturing(st->stream, &cs);
             if (e != cudaSuccess) return ms_cu_err(res, e, "sample: capture status");
@@ -7990,13 +8007,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * them now behind whatever was enqueued (fails harmlessly where the stream's capture was invalidated) */
         if (own) {
             st->ws_dirty = true;
-            (void)cudaMemsetAsync(a.stats, 0, stat_bytes, st->stream);
-#ifdef MS_CU_OR_RC2
-            (void)cudaMemsetAsync(st->d_orc, 0, (size_t)res->params.max_rows * MS_CU_ORRC * sizeof(uint32_t), st->stream);
-#endif
-#if defined(MS_CU_K1_ROWCUT) && defined(MS_CU_K1_RC_OWN)
-            (void)cudaMemsetAsync(st->d_rch, 0, (size_t)res->params.max_rows * MS_CU_RCW * sizeof(uint32_t), st->stream);
-#endif
+            const char *what = NULL;
+            (void)ms_cu_zero_own(res, a.stats, stat_bytes, &what);
         }
 #endif
         return ms_cu_err(res, e, "sample: launch");
