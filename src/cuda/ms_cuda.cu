@@ -391,8 +391,11 @@ static int ms_cu_or_tpe = MS_CU_OR_TAPER;
  * them; listing the whole stage lists a superset of those entries, every one a token of C with its own key, as the
  * TAIL does for ns <= k' (and as the bin cut does with its slack): K4 trims the row's list to its top k' and tests
  * min-p exactly, so extra entries below the row's top k' change nothing it keeps. The list's order is not read (K4
- * trims and draws by key and id). MS_CU_OR_DCUT2_RT (with it, a measurement knob): round 32C's gate from MS_CU_ORDC2 in
- * the environment (default MS_CU_OR_DCUT2_MIN) in a.dc2, so one binary sweeps it. */
+ * trims and draws by key and id). Its room: a row past MS_CU_CAND candidates goes to K4's whole-row path (exact, slow;
+ * cand_n counts every entry tried); R is clamped to MS_CU_CAND (ms_cu_launch), so TAIL2's blocks (ns <= R / G) and the
+ * bin cut's (at most k' + k' / 8 + 8, within MS_CU_CAND / G by ms_cu_onread) keep a row within it, as without the
+ * switch. MS_CU_OR_DCUT2_RT (with it, a measurement knob): round 32C's gate from MS_CU_ORDC2 in the environment
+ * (default MS_CU_OR_DCUT2_MIN) in a.dc2, so one binary sweeps it. */
 #ifdef MS_CU_OR_TAIL2
 #  if !defined(MS_CU_OR_TAIL) || !defined(MS_CU_ONEREAD)
 #    error "-DMS_CU_OR_TAIL2 needs MS_CU_OR_TAIL and MS_CU_ONEREAD (the defaults)"
@@ -7151,7 +7154,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #ifdef MS_CU_OR_TAIL2
     if (getenv("MS_CU_ORTAIL2")) { /* round 33B's row budget (0: never) */
         const int e = atoi(getenv("MS_CU_ORTAIL2"));
-        ms_cu_or_tl2 = e < 0 ? 0 : e > 65536 ? 65536 : e;
+        ms_cu_or_tl2 = e < 0 ? 0 : e;
     }
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
@@ -7708,7 +7711,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.tpe = ms_cu_or_tpe; /* round 32B: read by the ring-less K2or alone */
 #endif
 #ifdef MS_CU_OR_TAIL2
-    a.tl2 = ms_cu_or_tl2; /* round 33B: read by K2or alone */
+    a.tl2 = ms_cu_or_tl2 < MS_CU_CAND ? ms_cu_or_tl2 : MS_CU_CAND; /* round 33B: read by K2or alone; a row's list within
+                                                                     * MS_CU_CAND (above) */
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
     a.dc2 = ms_cu_or_dc2;
