@@ -378,6 +378,36 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #  endif
 static int ms_cu_or_tpe = MS_CU_OR_TAPER;
 #endif
+/* Round 33B (-DMS_CU_OR_TAIL2=R, off): K2or's list without the bin cut where the block's staged C is small. Round 18A's
+ * TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more takes
+ * ms_cu_k2_list's bin cut (its 256 bins zeroed, the entries' shared atomics, warp 0's scan) and compaction: seven
+ * barriers and ~500 instructions a warp whatever ns is. On flat rows round 32C's filter (MS_CU_OR_DCUT2) leaves a
+ * block's stage at about k'..2k' tokens of C, so nearly every flat block paid that fixed cost to drop a few dozen
+ * entries. With R, a block lists its stage whole also when ns <= R / G (G: the row's chunks; ns <= MS_CU_STAGE_SH):
+ * the row's list then holds at most about R entries from such blocks (R = 1024: K4's one-level trim, MS_CU_K4_RTRIM,
+ * takes up to 2 MS_CU_T4 = 1024). R from -DMS_CU_OR_TAIL2=R, or MS_CU_ORTAIL2 in the environment at resource creation
+ * (0: never, the default's path), in the kernel's arguments (a.tl2). Why exact: the stage ms_cu_k2_list receives holds
+ * the chunk's top k' of C with ties (the premise of that path), and the list keeps a subset of the stage that holds
+ * them; listing the whole stage lists a superset of those entries, every one a token of C with its own key, as the
+ * TAIL does for ns <= k' (and as the bin cut does with its slack): K4 trims the row's list to its top k' and tests
+ * min-p exactly, so extra entries below the row's top k' change nothing it keeps. The list's order is not read (K4
+ * trims and draws by key and id). Its room: a row past MS_CU_CAND candidates goes to K4's whole-row path (exact, slow;
+ * cand_n counts every entry tried); R is clamped to MS_CU_CAND (ms_cu_launch), so TAIL2's blocks (ns <= R / G) and the
+ * bin cut's (at most k' + k' / 8 + 8, within MS_CU_CAND / G by ms_cu_onread) keep a row within it, as without the
+ * switch. MS_CU_OR_DCUT2_RT (with it, a measurement knob): round 32C's gate from MS_CU_ORDC2 in the environment
+ * (default MS_CU_OR_DCUT2_MIN) in a.dc2, so one binary sweeps it. */
+#ifdef MS_CU_OR_TAIL2
+#  if !defined(MS_CU_OR_TAIL) || !defined(MS_CU_ONEREAD)
+#    error "-DMS_CU_OR_TAIL2 needs MS_CU_OR_TAIL and MS_CU_ONEREAD (the defaults)"
+#  endif
+static int ms_cu_or_tl2 = MS_CU_OR_TAIL2;
+#endif
+#ifdef MS_CU_OR_DCUT2_RT
+#  ifndef MS_CU_OR_DCUT2
+#    error "-DMS_CU_OR_DCUT2_RT needs MS_CU_OR_DCUT2 (the default)"
+#  endif
+static int ms_cu_or_dc2 = MS_CU_OR_DCUT2_MIN;
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -1565,6 +1595,12 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_OR_TAPER
     int32_t tpe;                    /* round 32B: the ring-less K2or's chunk taper e (0: equal chunks) */
+#endif
+#ifdef MS_CU_OR_TAIL2
+    int32_t tl2;                    /* round 33B: a row's budget R for K2or's whole-stage lists (a block: ns <= R / G) */
+#endif
+#ifdef MS_CU_OR_DCUT2_RT
+    int32_t dc2;                    /* round 33B: round 32C's gate (a measurement knob) */
 #endif
 };
 
@@ -3353,7 +3389,11 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
 #ifdef MS_CU_OR_DCUT2
+#  ifdef MS_CU_OR_DCUT2_RT
+        if (nr > a.dc2) { /* round 33B: round 32C's gate from the arguments (a measurement knob) */
+#  else
         if (nr > MS_CU_OR_DCUT2_MIN) { /* round 32C: block-uniform (*rn after the pass's barrier) */
+#  endif
             /* round 31B's xlo (block-uniform); the warp's batches of the stage, survivors packed in place into its
              * slots 0, 1, ... (virtual index p: wq[w * 32 + (p >> 5) * nw * 32 + (p & 31)]); a write goes to a slot at
              * or before the one it came from, read in this or an earlier round (the __syncwarp after the ballot orders
@@ -3415,7 +3455,12 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
      * 16B's lite tail): ms_cu_k2_list keeps every entry then (no bin cut, kth 0, no candidate bins in this path),
      * only at other positions of the row's list, whose order nothing reads (K4 trims and draws by key and id).
      * One global atomic and one barrier instead of three barriers and a shared atomic an entry. */
+#  ifdef MS_CU_OR_TAIL2
+    /* round 33B: also a stage of at most a.tl2 / G tokens of C (above: a superset of what the list keeps) */
+    if (ns <= kk || (ns <= (uint32_t)MS_CU_STAGE_SH && (int32_t)ns <= a.tl2 / MS_CU_ORG(a))) {
+#  else
     if (ns <= kk) {
+#  endif
         if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
         __syncthreads();
         unsigned long long *cand = a.cand + (size_t)r * MS_CU_CAND;
@@ -7106,6 +7151,15 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         ms_cu_or_tpe = e < 0 ? 0 : e > 63 ? 63 : e;
     }
 #endif
+#ifdef MS_CU_OR_TAIL2
+    if (getenv("MS_CU_ORTAIL2")) { /* round 33B's row budget (0: never) */
+        const int e = atoi(getenv("MS_CU_ORTAIL2"));
+        ms_cu_or_tl2 = e < 0 ? 0 : e;
+    }
+#endif
+#ifdef MS_CU_OR_DCUT2_RT
+    if (getenv("MS_CU_ORDC2")) ms_cu_or_dc2 = atoi(getenv("MS_CU_ORDC2")); /* round 33B: round 32C's gate */
+#endif
 #if defined(MS_CU_OR_DYN) && (defined(MS_CU_OR_DYN_ALWAYS) || defined(MS_CU_OR_DYN_RT))
     /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step), as ms__cuda_ordyn sets it */
     if (getenv("MS_CU_ORDYN") && ms__cuda_ordyn(atoi(getenv("MS_CU_ORDYN"))) < 0)
@@ -7679,6 +7733,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     memset(&a, 0, sizeof a);
 #ifdef MS_CU_OR_TAPER
     a.tpe = ms_cu_or_tpe; /* round 32B: read by the ring-less K2or alone */
+#endif
+#ifdef MS_CU_OR_TAIL2
+    a.tl2 = ms_cu_or_tl2 < MS_CU_CAND ? ms_cu_or_tl2 : MS_CU_CAND; /* round 33B: read by K2or alone; a row's list within
+                                                                     * MS_CU_CAND (above) */
+#endif
+#ifdef MS_CU_OR_DCUT2_RT
+    a.dc2 = ms_cu_or_dc2;
 #endif
     a.slots = st->d_slots;
     a.row_slot = d_row_slot;
