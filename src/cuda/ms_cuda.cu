@@ -246,6 +246,18 @@
 #if defined(MS_CU_OR_RFST) && !defined(MS_CU_OR_RFNR)
 #  error "-DMS_CU_OR_RFST needs -DMS_CU_OR_RFNR"
 #endif
+/* Round 33C (-DMS_CU_OR_RFK, off; implies MS_CU_OR_RFNR, excludes MS_CU_OR_RFST): RFNR's wait in a K4 kernel of its own,
+ * ms_cu_k4rf (ms_cu_k4_row<true, false, true>), launched instead of ms_cu_k4<true> where a.orf, so that every other step
+ * (the ring's: bf16; K4R) runs the default's ms_cu_k4<true>; a.orf at the end of ms_cu_args (RFNR alone, as measured in
+ * the round's first call, had it before k3w, which moved the later fields' offsets in K4<false> and K4w). */
+#ifdef MS_CU_OR_RFK
+#  ifdef MS_CU_OR_RFST
+#    error "-DMS_CU_OR_RFK is RFNR's wait alone"
+#  endif
+#  ifndef MS_CU_OR_RFNR
+#    define MS_CU_OR_RFNR
+#  endif
+#endif
 #ifdef MS_CU_OR_RFNR
 #  ifndef MS_CU_OR_RF
 #    define MS_CU_OR_RF
@@ -1594,7 +1606,7 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
-#ifdef MS_CU_OR_RFNR
+#if defined(MS_CU_OR_RFNR) && !defined(MS_CU_OR_RFK)
     int32_t orf;                    /* round 33C: K2or counts its blocks in the row's c_above, K4<true> waits on it (ms_cu_launch) */
 #endif
 #ifdef MS_CU_K3W_K2
@@ -1618,6 +1630,9 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_OR_TAPER
     int32_t tpe;                    /* round 32B: the ring-less K2or's chunk taper e (0: equal chunks) */
+#endif
+#ifdef MS_CU_OR_RFK
+    int32_t orf;                    /* round 33C: K2or counts its blocks in the row's c_above, ms_cu_k4rf waits on it (ms_cu_launch) */
 #endif
 };
 
@@ -6669,7 +6684,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * still touch the row's stats), a barrier orders every thread's reads of the stats before thread t < 8 zeroes the
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
+#ifdef MS_CU_OR_RFK
+template <bool OR, bool PW = false, bool RF = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* RF: round 33C's ms_cu_k4rf */
+#else
 template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
+#endif
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
@@ -6700,7 +6719,18 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4w(ms_cu_args a) {
     ms_cu_k4_zero(a, blockIdx.x);
 }
 #endif
+#ifdef MS_CU_OR_RFK
+/* round 33C: the steps with a.orf (ms_cu_launch): ms_cu_k4<true> whose one-read rows wait on their K2or blocks' count */
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4rf(ms_cu_args a) {
+    ms_cu_k4_row<true, false, true>(a, blockIdx.x);
+    ms_cu_k4_zero(a, blockIdx.x);
+}
+#endif
+#ifdef MS_CU_OR_RFK
+template <bool OR, bool PW, bool RF> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* round 33C: RF */
+#else
 template <bool OR, bool PW> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
+#endif
 #else
 template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
@@ -6749,7 +6779,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                     if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
                     else
 #endif
-#if defined(MS_CU_OR_RFST)
+#if defined(MS_CU_OR_RFK)
+                    if (RF && orow) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ms_cu_k4rf (a.orf) */
+                    else
+#elif defined(MS_CU_OR_RFST)
                     if (OR && orow && a.orf) ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); /* round 33C */
                     else
 #elif defined(MS_CU_OR_RFNR)
@@ -6776,7 +6809,10 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
             else
 #endif
-#if defined(MS_CU_OR_RFST)
+#if defined(MS_CU_OR_RFK)
+            if (RF && orow) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ms_cu_k4rf (a.orf) */
+            else
+#elif defined(MS_CU_OR_RFST)
             if (OR && orow && a.orf) ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); /* round 33C */
             else
 #elif defined(MS_CU_OR_RFNR)
@@ -7273,6 +7309,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #endif
 #ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
+#ifdef MS_CU_OR_RFK
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4rf, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
 #ifdef MS_CU_K4_TWO
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
@@ -7968,6 +8007,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.orf = own && a.oneread && k2 != ms_cu_k2<true, true, true> ? 1 : 0; /* K4<true>: not in K4L / K4R's steps */
 #  ifdef MS_CU_K4_TWO
     if (k4two) a.orf = 0;
+#  endif
+#  ifdef MS_CU_OR_RFK
+    if (a.orf) k4 = ms_cu_k4rf; /* round 33C: the count's wait in a kernel of its own */
 #  endif
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
