@@ -238,18 +238,24 @@
 /* Round 33C (-DMS_CU_OR_RFNR, off; docs/cuda.md): round 28C's count only in the one-read steps without K2's ring and
  * with ms_cu_k4<true> (a host flag, a.orf: the resource's own workspace, a.oneread, no ring, no K4L / K4R), and by
  * default without the back-off (MS_CU_RF_NS 0); every other step (the ring's: B=32 and B >= 106 at fp32 V=151936 on the
- * H200) keeps the grid chain, and its K2or blocks count nothing. Implies MS_CU_OR_RF. */
+ * H200) keeps the grid chain, and its K2or blocks count nothing. Implies MS_CU_OR_RF. (At fp32 V=151936 the ring starts
+ * only above B=132 since round 28B: the H200's B=28..132 are all such steps; bf16's one-read steps take the ring.)
+ * Measured (bench/results/cuda_h200_2026-12-02-round33c.md, two calls, exact on 6 CUDA tests): flat B=28..96 0.2-0.65 us
+ * faster, flat B=128 +0.2..+0.3, peaked B=28 / 32 +0.12..+0.37, peaked B=64 level: off. */
 /* Round 33C (-DMS_CU_OR_RFST, with MS_CU_OR_RFNR; off): in those steps K4<true>'s thread 0, once its acquire saw the
  * row's count full, loads the stats' first 16 bytes (max key, ticket, cand_n, bound) itself and hands them to the block
  * in shared memory (ms_cu_rfst_sh) through the wait's own barrier; ms_cu_k4_lite then reads them there instead of
- * from L2 after the barrier (whose two dependent round trips, the max key then cand_n, came before the candidates'). */
+ * from L2 after the barrier (whose two dependent round trips, the max key then cand_n, came before the candidates').
+ * Measured (round 33C, exact on 6 CUDA tests): peaked B=28..64 0.14-0.34 us slower than RFNR alone: off. */
 #if defined(MS_CU_OR_RFST) && !defined(MS_CU_OR_RFNR)
 #  error "-DMS_CU_OR_RFST needs -DMS_CU_OR_RFNR"
 #endif
 /* Round 33C (-DMS_CU_OR_RFK, off; implies MS_CU_OR_RFNR, excludes MS_CU_OR_RFST): RFNR's wait in a K4 kernel of its own,
  * ms_cu_k4rf (ms_cu_k4_row<true, false, true>), launched instead of ms_cu_k4<true> where a.orf, so that every other step
  * (the ring's: bf16; K4R) runs the default's ms_cu_k4<true>; a.orf at the end of ms_cu_args (RFNR alone, as measured in
- * the round's first call, had it before k3w, which moved the later fields' offsets in K4<false> and K4w). */
+ * the round's first call, had it before k3w, which moved the later fields' offsets in K4<false> and K4w). Measured
+ * (round 33C, one call, exact on 6 CUDA tests): bf16 level, fp32 flat B=28..96 0.05-0.64 us faster, but flat B=128
+ * +0.41 and peaked B=28..64 +0.21..+0.56: off. */
 #ifdef MS_CU_OR_RFK
 #  ifdef MS_CU_OR_RFST
 #    error "-DMS_CU_OR_RFK is RFNR's wait alone"
