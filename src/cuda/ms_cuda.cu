@@ -240,7 +240,7 @@
  * default without the back-off (MS_CU_RF_NS 0); every other step (the ring's: B=32 and B >= 106 at fp32 V=151936 on the
  * H200) keeps the grid chain, and its K2or blocks count nothing. Implies MS_CU_OR_RF. (At fp32 V=151936 the ring starts
  * only above B=132 since round 28B: the H200's B=28..132 are all such steps; bf16's one-read steps take the ring.)
- * Measured (bench/results/cuda_h200_2026-12-02-round33c.md, two calls, exact on 6 CUDA tests): flat B=28..96 0.2-0.65 us
+ * Measured (bench/results/cuda_h200_2026-12-02-round33c.md, two calls, exact on 6 CUDA tests): flat B=28..96 0.18-0.65 us
  * faster, flat B=128 +0.2..+0.3, peaked B=28 / 32 +0.12..+0.37, peaked B=64 level: off. */
 /* Round 33C (-DMS_CU_OR_RFST, with MS_CU_OR_RFNR; off): in those steps K4<true>'s thread 0, once its acquire saw the
  * row's count full, loads the stats' first 16 bytes (max key, ticket, cand_n, bound) itself and hands them to the block
