@@ -235,6 +235,43 @@
  * V=151936 fp32, two calls: flat B=28..96 0.1-0.55 us faster, B=128 +0.2..+0.45 (both shapes), peaked B=32 +0.36..+0.50
  * (bench/results/cuda_h200_2026-12-01-round28c.md): off. -DMS_CU_OR_RF_SC: the count as round 18B's fence and atomicAdd
  * instead of a release reduction; -DMS_CU_RF_NS=0: the spin without back-off. */
+/* Round 33C (-DMS_CU_OR_RFNR, off; docs/cuda.md): round 28C's count only in the one-read steps without K2's ring and
+ * with ms_cu_k4<true> (a host flag, a.orf: the resource's own workspace, a.oneread, no ring, no K4L / K4R), and by
+ * default without the back-off (MS_CU_RF_NS 0); every other step (the ring's: B=32 and B >= 106 at fp32 V=151936 on the
+ * H200) keeps the grid chain, and its K2or blocks count nothing. Implies MS_CU_OR_RF. (At fp32 V=151936 the ring starts
+ * only above B=132 since round 28B: the H200's B=28..132 are all such steps; bf16's one-read steps take the ring.)
+ * Measured (bench/results/cuda_h200_2026-12-02-round33c.md, two calls, exact on 6 CUDA tests): flat B=28..96 0.18-0.65 us
+ * faster, flat B=128 +0.2..+0.3, peaked B=28 / 32 +0.12..+0.37, peaked B=64 level: off. */
+/* Round 33C (-DMS_CU_OR_RFST, with MS_CU_OR_RFNR; off): in those steps K4<true>'s thread 0, once its acquire saw the
+ * row's count full, loads the stats' first 16 bytes (max key, ticket, cand_n, bound) itself and hands them to the block
+ * in shared memory (ms_cu_rfst_sh) through the wait's own barrier; ms_cu_k4_lite then reads them there instead of
+ * from L2 after the barrier (whose two dependent round trips, the max key then cand_n, came before the candidates').
+ * Measured (round 33C, exact on 6 CUDA tests): peaked B=28..64 0.14-0.34 us slower than RFNR alone: off. */
+#if defined(MS_CU_OR_RFST) && !defined(MS_CU_OR_RFNR)
+#  error "-DMS_CU_OR_RFST needs -DMS_CU_OR_RFNR"
+#endif
+/* Round 33C (-DMS_CU_OR_RFK, off; implies MS_CU_OR_RFNR, excludes MS_CU_OR_RFST): RFNR's wait in a K4 kernel of its own,
+ * ms_cu_k4rf (ms_cu_k4_row<true, false, true>), launched instead of ms_cu_k4<true> where a.orf, so that every other step
+ * (the ring's: bf16; K4R) runs the default's ms_cu_k4<true>; a.orf at the end of ms_cu_args (RFNR alone, as measured in
+ * the round's first call, had it before k3w, which moved the later fields' offsets in K4<false> and K4w). Measured
+ * (round 33C, one call, exact on 6 CUDA tests): bf16 level, fp32 flat B=28..96 0.05-0.64 us faster, but flat B=128
+ * +0.41 and peaked B=28..64 +0.21..+0.56: off. */
+#ifdef MS_CU_OR_RFK
+#  ifdef MS_CU_OR_RFST
+#    error "-DMS_CU_OR_RFK is RFNR's wait alone"
+#  endif
+#  ifndef MS_CU_OR_RFNR
+#    define MS_CU_OR_RFNR
+#  endif
+#endif
+#ifdef MS_CU_OR_RFNR
+#  ifndef MS_CU_OR_RF
+#    define MS_CU_OR_RF
+#  endif
+#  ifndef MS_CU_RF_NS
+#    define MS_CU_RF_NS 0
+#  endif
+#endif
 #ifdef MS_CU_OR_RF
 #  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_K4_ZERO) || defined(MS_CU_RF)
 #    error "-DMS_CU_OR_RF needs MS_CU_OR_K2OWN and MS_CU_K4_ZERO (the defaults) and no MS_CU_ROWFLAGS"
@@ -790,6 +827,37 @@ __device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) 
     }
     __syncthreads();
 }
+#ifdef MS_CU_OR_RFST
+/* Round 33C (-DMS_CU_OR_RFST): ms_cu_rf_wait, and thread 0 then loads the row's first 16 bytes of stats (plain loads,
+ * after its acquire in program order: they see every counted block's writes, as every thread's reads after the barrier
+ * do in ms_cu_rf_wait's use) and stores them in ms_cu_rfst_sh before the barrier, which orders the store before every
+ * thread's read of it. The words are the ones ms_cu_k4_lite would load itself after the barrier, and nothing writes
+ * them between (the row's K2or blocks are done with them, K3 writes nothing for lite rows, K4 zeroes them only at its
+ * end): the same values. */
+__shared__ uint4 ms_cu_rfst_sh;
+__device__ __forceinline__ void ms_cu_rf_wait_st(const uint32_t *p, uint32_t need, const ms_cu_rowstat *st) {
+    if (threadIdx.x == 0) {
+        if (ms_cu_rf_ld(p) < need) {
+            unsigned long long t0, t;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+            unsigned ns = MS_CU_RF_NS;
+            while (ms_cu_rf_ld(p) < need) {
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+                if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
+                    ms_cu_pdl_wait();
+                    break;
+                }
+                if (MS_CU_RF_NS > 0) {
+                    __nanosleep(ns);
+                    ns = ns < 128 ? 2 * ns : ns;
+                }
+            }
+        }
+        ms_cu_rfst_sh = *(const uint4 *)st; /* maxkey, ticket, cand_n, bound: 16-byte aligned (the stats' first words) */
+    }
+    __syncthreads();
+}
+#endif
 /* By the whole block (block-uniform), after its last write to the row's stats, candidates and bins. Round 28C
  * (MS_CU_RF_REL, with -DMS_CU_OR_RF unless -DMS_CU_OR_RF_SC): a release reduction (red.release.gpu: MEMBAR.ALL.GPU and
  * REDG on sm_90) instead of __threadfence's MEMBAR.SC.GPU and an atomicAdd; a release is cumulative, so the other
@@ -1574,6 +1642,9 @@ struct ms_cu_args {
 #ifdef MS_CU_K4_ZERO
     int32_t k4zero;                 /* round 17C: K4 leaves its row's stats zero (the resource's own workspace, no K0) */
 #endif
+#if defined(MS_CU_OR_RFNR) && !defined(MS_CU_OR_RFK)
+    int32_t orf;                    /* round 33C: K2or counts its blocks in the row's c_above, K4<true> waits on it (ms_cu_launch) */
+#endif
 #ifdef MS_CU_K3W_K2
     int32_t k3w;                    /* round 25A: K2's grid does K3's work this step (ms_cu_k2_k3w; K4w checks k3done) */
 #endif
@@ -1601,6 +1672,9 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
     int32_t dc2;                    /* round 33B: round 32C's gate (a measurement knob) */
+#endif
+#ifdef MS_CU_OR_RFK
+    int32_t orf;                    /* round 33C: K2or counts its blocks in the row's c_above, ms_cu_k4rf waits on it (ms_cu_launch) */
 #endif
 };
 
@@ -3739,7 +3813,12 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
-#ifdef MS_CU_OR_RF
+#if defined(MS_CU_OR_RFNR)
+        if (!RG && a.orf) { /* round 33C: only in the steps whose K4<true> waits on it (a.orf, ms_cu_launch) */
+            ms_cu_rf_done(&a.stats[r].c_above);
+            ms_cu_stamp(29);
+        }
+#elif defined(MS_CU_OR_RF)
         if (a.k4zero) { /* round 28C: the row's count, after every path of ms_cu_k2or_row (ms_cu_rf_wait) */
             ms_cu_rf_done(&a.stats[r].c_above);
             ms_cu_stamp(29);
@@ -6405,6 +6484,18 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #  endif
     (void)npre;
 #endif
+#ifdef MS_CU_OR_RFST
+  /* round 33C: the stats from thread 0's wait (ms_cu_rf_wait_st: the same condition, orow is false in the dry pass); the
+   * candidates as the default's speculative rounds; no bins (a one-read row never reads them: bmax stays MS_CU_LBINS - 1) */
+  if (OR && oneread && !dry && a.orf) {
+#pragma unroll
+    for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x];
+    const uint4 sv = ms_cu_rfst_sh;
+    mk = sv.x, cand_n = sv.z, bound = sv.w;
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = 0;
+  } else
+#endif
 #ifdef MS_CU_K4_EARLYLD
   if (MS_CU_R17(OR)) {
     const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
@@ -6644,7 +6735,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
  * still touch the row's stats), a barrier orders every thread's reads of the stats before thread t < 8 zeroes the
  * row's word t. Nothing after K4 in a step reads the stats, and the next step's K1 is a plain launch: it starts after
  * this grid completed. */
+#ifdef MS_CU_OR_RFK
+template <bool OR, bool PW = false, bool RF = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* RF: round 33C's ms_cu_k4rf */
+#else
 template <bool OR, bool PW = false> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, int32_t r); /* PW: round 21C's ms_cu_k4w */
+#endif
 /* The end of a K4 block with the resource's own workspace (a.k4zero): row r's stats zeroed, as described above
  * (ms_cu_k4, and round 20B's K4R). */
 __device__ __forceinline__ void ms_cu_k4_zero(const ms_cu_args &a, unsigned r) { /* r: blockIdx.x */
@@ -6675,7 +6770,18 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4w(ms_cu_args a) {
     ms_cu_k4_zero(a, blockIdx.x);
 }
 #endif
+#ifdef MS_CU_OR_RFK
+/* round 33C: the steps with a.orf (ms_cu_launch): ms_cu_k4<true> whose one-read rows wait on their K2or blocks' count */
+__global__ void MS_CU_K4_BOUNDS ms_cu_k4rf(ms_cu_args a) {
+    ms_cu_k4_row<true, false, true>(a, blockIdx.x);
+    ms_cu_k4_zero(a, blockIdx.x);
+}
+#endif
+#ifdef MS_CU_OR_RFK
+template <bool OR, bool PW, bool RF> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* round 33C: RF */
+#else
 template <bool OR, bool PW> __device__ __forceinline__ void ms_cu_k4_row(const ms_cu_args &a, const int32_t r) { /* r: blockIdx.x, or round 20B's K4R's row */
+#endif
 #else
 template <bool OR> /* as ms_cu_k1 */
 __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
@@ -6724,7 +6830,16 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                     if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
                     else
 #endif
-#ifdef MS_CU_OR_RF
+#if defined(MS_CU_OR_RFK)
+                    if (RF && orow) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ms_cu_k4rf (a.orf) */
+                    else
+#elif defined(MS_CU_OR_RFST)
+                    if (OR && orow && a.orf) ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); /* round 33C */
+                    else
+#elif defined(MS_CU_OR_RFNR)
+                    if (OR && orow && a.orf) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ring-less steps */
+                    else
+#elif defined(MS_CU_OR_RF)
                     if (OR && orow && a.k4zero) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 28C: K2or's */
                     else
 #endif
@@ -6745,7 +6860,16 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
             else
 #endif
-#ifdef MS_CU_OR_RF
+#if defined(MS_CU_OR_RFK)
+            if (RF && orow) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ms_cu_k4rf (a.orf) */
+            else
+#elif defined(MS_CU_OR_RFST)
+            if (OR && orow && a.orf) ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); /* round 33C */
+            else
+#elif defined(MS_CU_OR_RFNR)
+            if (OR && orow && a.orf) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ring-less steps */
+            else
+#elif defined(MS_CU_OR_RF)
             if (OR && orow && a.k4zero) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 28C: K2or's */
             else
 #endif
@@ -7245,6 +7369,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #endif
 #ifdef MS_CU_ONEREAD
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
+#endif
+#ifdef MS_CU_OR_RFK
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4rf, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
 #endif
 #ifdef MS_CU_K4_TWO
     if (e == cudaSuccess) e = cudaFuncSetAttribute(ms_cu_k4r, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
@@ -7963,6 +8090,18 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
             a.rcut = 0;
         }
     }
+#endif
+#ifdef MS_CU_OR_RFNR
+    /* Round 33C: the per-row count only where K2or runs without the ring (its blocks in one wave) and K4 is K4<true>,
+     * on the resource's own workspace (whose stats, c_above too, are zero at a step's start). K2or (RG false) counts
+     * and K4<true> waits on the same flag, so both sides agree; from B, V and the dtype alone: capturable. */
+    a.orf = own && a.oneread && k2 != ms_cu_k2<true, true, true> ? 1 : 0; /* K4<true>: not in K4L / K4R's steps */
+#  ifdef MS_CU_K4_TWO
+    if (k4two) a.orf = 0;
+#  endif
+#  ifdef MS_CU_OR_RFK
+    if (a.orf) k4 = ms_cu_k4rf; /* round 33C: the count's wait in a kernel of its own */
+#  endif
 #endif
     static_assert(sizeof(ms_cu_rowstat) % sizeof(unsigned long long) == 0, "K0 zeroes the stats in 8-byte words");
     bool k0 = true;
