@@ -415,7 +415,14 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #  endif
 static int ms_cu_or_tpe = MS_CU_OR_TAPER;
 #endif
-/* Round 33B (-DMS_CU_OR_TAIL2=R, off): K2or's list without the bin cut where the block's staged C is small. Round 18A's
+/* Round 33B (docs/cuda.md, docs/decisions.md), on since the twenty-fifth session's final call: MS_CU_OR_TAIL2 (R = 1024,
+ * below): full setting V=151936 flat fp32 B=48..128 1.2-2.1 us and bf16 flat B=64 2.6 us faster, peaked level
+ * (bench/results/cuda_h200_2026-12-02-round33b.md, -session25-final.md); -DMS_CU_NO_OR_TAIL2 builds without it,
+ * -DMS_CU_OR_TAIL2=R with another budget. */
+#if !defined(MS_CU_NO_OR_TAIL2) && !defined(MS_CU_OR_TAIL2) && defined(MS_CU_ONEREAD) && defined(MS_CU_OR_TAIL)
+#  define MS_CU_OR_TAIL2 1024
+#endif
+/* Round 33B (MS_CU_OR_TAIL2=R, on: above): K2or's list without the bin cut where the block's staged C is small. Round 18A's
  * TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more takes
  * ms_cu_k2_list's bin cut (its 256 bins zeroed, the entries' shared atomics, warp 0's scan) and compaction: seven
  * barriers and ~500 instructions a warp whatever ns is. On flat rows round 32C's filter (MS_CU_OR_DCUT2) leaves a
