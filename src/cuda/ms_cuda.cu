@@ -656,7 +656,22 @@ typedef struct ms_cu_slot {
 #    error "-DMS_CU_RC_INST needs -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN and the defaults' K1_EARLY, LITE_EARLY, OR_K2OWN, K3W_K2, K4_ZERO, EARLY_F32"
 #  endif
 #  define MS_CU_RCON(bit) (RC && (a.rcut & (bit))) /* the cut's tests: compiled out of the RC false instantiations */
-#elif defined(MS_CU_K1_ROWCUT)
+#endif
+/* Round 33A (-DMS_CU_RC_LEAN, with -DMS_CU_RC_INST; off): round 32A's cut made cheaper where it cannot bind (peaked
+ * rows). (1) K1 counts a warp maximum only if its bin's lower edge passes K2's min-p test (ms_cu_k2_rowcut's (2))
+ * against a lower bound of the row max: the block's own max (a.rcut bit 3, 8, on by default), or with bit 4 (16) the
+ * row's running max, max(the atomicMax's old value, the block's own) (an ATOM's round trip instead of a RED);
+ * MS_CU_RC_BITS=7 gives round 32A's count (measurement knobs); ms_cu_k1_rccount says why it is exact and why it
+ * gives the same cut. (2) Bit 5 (32, off by default): the row's ticket (ms_cu_k2_lite) an acq_rel atomic and no
+ * __threadfence on the last block's tail (ms_cu_k2_rczero). (3) -DMS_CU_RC_ONEBODY (off; call 1's N): RC K2 holds one
+ * lite body, the ticket by a run-time flag, not round 32A's two inlined copies (measured slower: the RC true body
+ * without a ticket is slower than the RC false copy). docs/cuda.md, "Round 33A". */
+#ifdef MS_CU_RC_LEAN
+#  ifndef MS_CU_RC_INST
+#    error "-DMS_CU_RC_LEAN needs -DMS_CU_RC_INST (and so -DMS_CU_K1_ROWCUT -DMS_CU_K1_RC_OWN)"
+#  endif
+#endif
+#if defined(MS_CU_K1_ROWCUT) && !defined(MS_CU_RC_INST)
 #  define MS_CU_RCON(bit) (a.rcut & (bit))
 #endif
 /* Per-row results of K1/K2, zeroed by a memset at the start of every call. */
@@ -1816,7 +1831,24 @@ __device__ __forceinline__ void ms_cu_k1_clear(const ms_cu_args &a, int32_t r, i
  * for K0's zeroed stats (a caller's workspace; with the own one K1 is a plain launch and the wait returns at once).
  * One atomic a bin a block (a flat row's maxima share few bins: fewer same-address atomics in L2). Round 31A runs it
  * before the row max's reduction, round 32A's RC instantiation after its atomicMax. */
+#ifdef MS_CU_RC_LEAN
+/* Round 33A (a.rcut bit 3): mrun is the key of a lower bound on the row max m of y = x / T (the key K1's atomicMax took,
+ * or with bit 4 the larger of it and the old value it returned: the row's maxkey only grows, and K2's c.m is
+ * ms_cu_unkey of its final value), 0 where the block had none.
+ * A warp maximum is counted only if its bin's lower edge L passes K2's test against mrun's value mr: fl(fl(L / T) - mr)
+ * >= minp_cut + 0.02 (minp_cut = logf(min_p) - 0.01f as ms_cu_set_m; lite_k > 0 implies min-p on). Why exact: the cut's
+ * argument (ms_cu_k2_rowcut (1)) needs only that at least kk distinct tokens have x >= L for the bin it takes; the
+ * counted values are a subset of the warp maxima, so every bin's count from the top is at most the true one and the
+ * argument holds as before (any subset is exact). Why the same cut: fl(fL - m) is non-increasing in m and mr <= m, so a
+ * maximum left out lies in a bin that fails K2's test against the final m; the bins that fail form a lower set (the
+ * test is monotone in L), so the counts from the top of every bin that passes are unchanged; the scan's bin b, when it
+ * binds, passes, and its count from the top is the same; when it does not, the new scan's bin is <= b (counts only
+ * drop), below min-p's range too, or missing. NaN or +inf mr: the test fails, nothing counted (+inf rows take no cut). */
+__device__ __forceinline__ void ms_cu_k1_rccount(const ms_cu_args &a, int32_t r, const ms_cu_row &c, uint32_t wk, int lane,
+                                                 uint32_t mrun) {
+#else
 __device__ __forceinline__ void ms_cu_k1_rccount(const ms_cu_args &a, int32_t r, const ms_cu_row &c, uint32_t wk, int lane) {
+#endif
     const ms_cu_filt f = ms_cu_filters(c);
     if ((a.rcut & 1) && f.k > 0 && ms_cu_lite_k(c, f) > 0) {
         uint32_t b = ~0u; /* none: x < 0.5, or no warp */
@@ -1824,6 +1856,13 @@ __device__ __forceinline__ void ms_cu_k1_rccount(const ms_cu_args &a, int32_t r,
             b = (wk >> MS_CU_RCB_SH) - MS_CU_RCB_BASE;
             b = b < MS_CU_RCB ? b : MS_CU_RCB - 1;
         }
+#ifdef MS_CU_RC_LEAN
+        if ((a.rcut & 8) && b != ~0u) {
+            const float L = ms_cu_unkey((MS_CU_RCB_BASE + b) << MS_CU_RCB_SH);
+            const float mr = mrun ? ms_cu_unkey(mrun) : INFINITY; /* none known: count nothing */
+            if (!(L / c.sl.temperature - mr >= (logf(c.sl.min_p) - 0.01f) + 0.02f)) b = ~0u;
+        }
+#endif
         const unsigned peers = __match_any_sync(0xffffffffu, b);
         ms_cu_pdl_wait();
         if (b != ~0u && lane == __ffs(peers) - 1) atomicAdd(&MS_CU_RCH(a, r)[b], (uint32_t)__popc(peers));
@@ -1882,11 +1921,32 @@ __device__ __forceinline__ bool ms_cu_k1_early(const ms_cu_args &a, int32_t r, i
         const uint32_t wk = (uint32_t)v0; /* round 32A: lane w's warp maximum, counted after the atomicMax */
 #endif
         v0 = ms_cu_warp_max_u64(v0);
+#ifdef MS_CU_RC_LEAN
+        uint32_t mrun = 0u; /* round 33A, bit 4: the row's running max (a key of y) after this block's atomicMax, lane 0 */
+        if (lane == 0) {
+            ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
+            if (v0) {
+                const uint32_t mk = ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature);
+                if (RC && (a.rcut & 16)) {
+                    const uint32_t o = atomicMax(&a.stats[r].maxkey, mk);
+                    mrun = o > mk ? o : mk;
+                } else {
+                    atomicMax(&a.stats[r].maxkey, mk);
+                }
+            }
+        }
+        if (RC) { /* round 33A: the count filtered against the running max (bit 4) or the block's own max (every lane has v0) */
+            uint32_t mr = __shfl_sync(0xffffffffu, mrun, 0);
+            if (!(a.rcut & 16)) mr = v0 ? ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature) : 0u;
+            ms_cu_k1_rccount(a, r, c, wk, lane, mr);
+        }
+#else
         if (lane == 0) {
             ms_cu_pdl_wait(); /* K0's zeroed stats (K1 is launched with PDL after it: its pass ran meanwhile) */
             if (v0) atomicMax(&a.stats[r].maxkey, ms_cu_key(ms_cu_unkey((uint32_t)v0) / c.sl.temperature));
         }
-#ifdef MS_CU_RC_INST
+#endif
+#if defined(MS_CU_RC_INST) && !defined(MS_CU_RC_LEAN)
         /* Round 32A: round 31A's count (ms_cu_k1_rccount, as above but for its place) after the row max's atomicMax, which K2's
          * blocks need first: K2 reads both only after K1's grid completed (its PDL wait), so the order inside K1 does not
          * change what K2 reads; only the RC instantiation (the steps the host rule gives the cut) has the code. */
@@ -2317,7 +2377,11 @@ template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of 
 #else
 template <int NG, bool RG>
 #endif
-#ifdef MS_CU_RC_INST
+#ifdef MS_CU_RC_LEAN
+__device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
+                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
+                              uint32_t *sn, unsigned long long *wq, uint32_t *rtk = NULL, bool tk = true) {
+#elif defined(MS_CU_RC_INST)
 __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const ms_cu_row &c, ms_cu_rowstat *st,
                               uint32_t kk, unsigned long long *sbuf, uint32_t *h, unsigned long long *sh,
                               uint32_t *sn, unsigned long long *wq, uint32_t *rtk = NULL) {
@@ -2334,7 +2398,23 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
 #ifdef MS_CU_RC_INST
     /* Round 32A: past this barrier every thread of the block has used its bins (ms_cu_k2_rowcut, before the call): thread 0
      * takes the row's ticket now, and reads it only at the block's end (ms_cu_k2_rczero), so the atomic's latency hides */
+#  ifdef MS_CU_RC_LEAN
+    /* Round 33A, a.rcut bit 5: acq_rel (gpu scope): its release orders the block's reads of the bins (done before the
+     * barrier above) before the increment, its acquire the last block's zeroing (ms_cu_k2_rczero) after the G - 1
+     * others; no fence on the last block's tail. Otherwise round 32A's relaxed atomicAdd and fence. tk is false where K1
+     * did not count the row (-DMS_CU_RC_ONEBODY's one body); rtk points at the caller's local. */
+    if (RC && tk && threadIdx.x == 0) {
+        if (a.rcut & 32) {
+            uint32_t o;
+            asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(o) : "l"(MS_CU_RCH(a, r) + MS_CU_RCB) : "memory");
+            *rtk = o + 1u;
+        } else {
+            *rtk = atomicAdd(MS_CU_RCH(a, r) + MS_CU_RCB, 1u) + 1u;
+        }
+    }
+#  else
     if (RC && rtk && threadIdx.x == 0) *rtk = atomicAdd(MS_CU_RCH(a, r) + MS_CU_RCB, 1u) + 1u;
+#  endif
 #endif
     const int32_t chunk = ((a.V + a.G - 1) / a.G + 7) & ~7;
     const int32_t t0 = g * chunk, t1 = min(a.V, t0 + chunk);
@@ -2533,6 +2613,9 @@ __device__ __forceinline__ bool ms_cu_k2_rowcut(ms_cu_row &c, const uint4 h, uin
  * step nothing reads the bins after K2. The dirty-workspace memsets zero bins and tickets. */
 __device__ __forceinline__ void ms_cu_k2_rczero(const ms_cu_args &a, int32_t r, uint32_t rtk) {
     if (threadIdx.x == 0 && rtk == (uint32_t)a.G) {
+#ifdef MS_CU_RC_LEAN /* round 33A, a.rcut bit 5: the ticket's own acq_rel orders it */
+        if (!(a.rcut & 32))
+#endif
         __threadfence(); /* the ticket's G - 1 other increments, each after its block's reads, before the stores */
         uint4 *b = reinterpret_cast<uint4 *>(MS_CU_RCH(a, r));
 #pragma unroll 4
@@ -2602,7 +2685,16 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
         }
     }
 #endif
-#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
+#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_LEAN) && defined(MS_CU_RC_ONEBODY)
+    if (RC) { /* round 33A: one lite body; the ticket only where K1 counted the row (round 32A's test) */
+        uint32_t rtk = 0;
+        ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &rtk,
+                                                   (a.rcut & 1) && f.k > 0);
+        ms_cu_k2_rczero(a, r, rtk); /* rtk stays 0 (< G) where no ticket was taken */
+    } else {
+        ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
+    }
+#elif defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
     if (RC && (a.rcut & 1) && f.k > 0) { /* round 32A: K1 counted this row (its test): take the ticket, zero if last */
         uint32_t rtk = 0;
         ms_cu_k2_lite<MS_CU_K2_NG, RG, true, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass, &rtk);
@@ -7354,7 +7446,11 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
         const char *eb = getenv("MS_CU_RC_BITS"); /* 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
 #  ifdef MS_CU_RC_INST
+#    ifdef MS_CU_RC_LEAN
+        st->rcbits = eb && *eb ? (atoi(eb) & 63) : 15; /* round 33A: 8, K1's count filtered; 16 by the running max; 32 acq_rel */
+#    else
         st->rcbits = eb && *eb ? (atoi(eb) & 7) : 7; /* round 32A: 4, K2's pre-test (ms_cu_k2_rowcut) */
+#    endif
 #  else
         st->rcbits = eb && *eb ? (atoi(eb) & 3) : 3;
 #  endif
