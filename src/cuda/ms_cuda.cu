@@ -6826,6 +6826,31 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #else
 #  define MS_CU_K4_BOUNDS __launch_bounds__(MS_CU_T4)
 #endif
+/* A K4 row's wait for what K1..K3 wrote: the PDL grid wait (the default), or with the off switches a count of the row's
+ * own K2 blocks (round 18B's RF24; rounds 28C and 33C in the one-read steps: orow, the row K2or served). RF: round 33C's
+ * ms_cu_k4rf (MS_CU_K4_RFARG, false without -DMS_CU_OR_RFK). */
+template <bool OR, bool RF>
+__device__ __forceinline__ void ms_cu_k4_wait(const ms_cu_args &a, const int32_t r, const bool orow) {
+#ifdef MS_CU_RF24
+    if (a.k4zero) { ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); return; } /* round 18B: the row's K2 blocks */
+#endif
+#if defined(MS_CU_OR_RFK)
+    if (RF && orow) { ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); return; } /* round 33C: ms_cu_k4rf (a.orf) */
+#elif defined(MS_CU_OR_RFST)
+    if (OR && orow && a.orf) { ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); return; } /* round 33C */
+#elif defined(MS_CU_OR_RFNR)
+    if (OR && orow && a.orf) { ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); return; } /* round 33C: ring-less steps */
+#elif defined(MS_CU_OR_RF)
+    if (OR && orow && a.k4zero) { ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); return; } /* round 28C: K2or's */
+#endif
+    (void)a; (void)r; (void)orow;
+    ms_cu_pdl_wait();
+}
+#ifdef MS_CU_OR_RFK
+#  define MS_CU_K4_RFARG RF
+#else
+#  define MS_CU_K4_RFARG false
+#endif
 #ifdef MS_CU_K4_ZERO
 /* Round 17C (MS_CU_K4_ZERO, on unless -DMS_CU_NO_K4_ZERO): with the resource's own workspace (a.k4zero) no K0 runs;
  * instead K4, the stats' last reader, leaves its row's stats zero for the next step. The row's work is ms_cu_k4_row
@@ -6925,24 +6950,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 if (threadIdx.x == 0) lite_n = 0;
                 __syncthreads();
                 if (!dry) {
-#ifdef MS_CU_RF24
-                    if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
-                    else
-#endif
-#if defined(MS_CU_OR_RFK)
-                    if (RF && orow) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ms_cu_k4rf (a.orf) */
-                    else
-#elif defined(MS_CU_OR_RFST)
-                    if (OR && orow && a.orf) ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); /* round 33C */
-                    else
-#elif defined(MS_CU_OR_RFNR)
-                    if (OR && orow && a.orf) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ring-less steps */
-                    else
-#elif defined(MS_CU_OR_RF)
-                    if (OR && orow && a.k4zero) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 28C: K2or's */
-                    else
-#endif
-                    ms_cu_pdl_wait(); /* everything K1..K3 wrote */
+                    ms_cu_k4_wait<OR, MS_CU_K4_RFARG>(a, r, orow); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
                 served = ms_cu_k4_lite<OR, MS_CU_CAND, PW>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits,
@@ -6955,24 +6963,7 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
             if (served) return;
 #else
             __syncthreads();
-#ifdef MS_CU_RF24
-            if (a.k4zero) ms_cu_rf_wait(&a.stats[r].k2n, (uint32_t)a.G); /* round 18B: the row's K2 blocks */
-            else
-#endif
-#if defined(MS_CU_OR_RFK)
-            if (RF && orow) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ms_cu_k4rf (a.orf) */
-            else
-#elif defined(MS_CU_OR_RFST)
-            if (OR && orow && a.orf) ms_cu_rf_wait_st(&a.stats[r].c_above, (uint32_t)a.G, &a.stats[r]); /* round 33C */
-            else
-#elif defined(MS_CU_OR_RFNR)
-            if (OR && orow && a.orf) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 33C: ring-less steps */
-            else
-#elif defined(MS_CU_OR_RF)
-            if (OR && orow && a.k4zero) ms_cu_rf_wait(&a.stats[r].c_above, (uint32_t)a.G); /* round 28C: K2or's */
-            else
-#endif
-            ms_cu_pdl_wait(); /* everything K1..K3 wrote */
+            ms_cu_k4_wait<OR, MS_CU_K4_RFARG>(a, r, orow); /* everything K1..K3 wrote */
             ms_cu_stamp(9);
             if (ms_cu_k4_lite<OR>(a, r, lc, lf, lkk, S, ms_cu_cand_sh, &lite_n, lsc, dbits, orow, false, false)) return;
 #endif
