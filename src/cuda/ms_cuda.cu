@@ -829,24 +829,27 @@ __device__ __forceinline__ uint32_t ms_cu_rf_ld(const uint32_t *p) {
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-/* By the whole block (block-uniform): returns once the count at p reached need (or the previous grid completed). */
-__device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) {
-    if (threadIdx.x == 0 && ms_cu_rf_ld(p) < need) {
-        unsigned long long t0, t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-        unsigned ns = MS_CU_RF_NS;
-        while (ms_cu_rf_ld(p) < need) {
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-            if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
-                ms_cu_pdl_wait();
-                break;
-            }
-            if (MS_CU_RF_NS > 0) { /* round 28C: -DMS_CU_RF_NS=0 polls without the backoff */
-                __nanosleep(ns);
-                ns = ns < 128 ? 2 * ns : ns;
-            }
+/* By one thread: returns once the count at p reached need, or after MS_CU_RF_SPIN_US once the previous grid completed. */
+__device__ __forceinline__ void ms_cu_rf_spin(const uint32_t *p, uint32_t need) {
+    if (ms_cu_rf_ld(p) >= need) return;
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    unsigned ns = MS_CU_RF_NS;
+    while (ms_cu_rf_ld(p) < need) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
+            ms_cu_pdl_wait();
+            break;
+        }
+        if (MS_CU_RF_NS > 0) { /* round 28C: -DMS_CU_RF_NS=0 polls without the backoff */
+            __nanosleep(ns);
+            ns = ns < 128 ? 2 * ns : ns;
         }
     }
+}
+/* By the whole block (block-uniform): returns once the count at p reached need (or the previous grid completed). */
+__device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) {
+    if (threadIdx.x == 0) ms_cu_rf_spin(p, need);
     __syncthreads();
 }
 #ifdef MS_CU_OR_RFST
@@ -859,22 +862,7 @@ __device__ __forceinline__ void ms_cu_rf_wait(const uint32_t *p, uint32_t need) 
 __shared__ uint4 ms_cu_rfst_sh;
 __device__ __forceinline__ void ms_cu_rf_wait_st(const uint32_t *p, uint32_t need, const ms_cu_rowstat *st) {
     if (threadIdx.x == 0) {
-        if (ms_cu_rf_ld(p) < need) {
-            unsigned long long t0, t;
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-            unsigned ns = MS_CU_RF_NS;
-            while (ms_cu_rf_ld(p) < need) {
-                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-                if (t - t0 > (unsigned long long)MS_CU_RF_SPIN_US * 1000ull) {
-                    ms_cu_pdl_wait();
-                    break;
-                }
-                if (MS_CU_RF_NS > 0) {
-                    __nanosleep(ns);
-                    ns = ns < 128 ? 2 * ns : ns;
-                }
-            }
-        }
+        ms_cu_rf_spin(p, need);
         ms_cu_rfst_sh = *(const uint4 *)st; /* maxkey, ticket, cand_n, bound: 16-byte aligned (the stats' first words) */
     }
     __syncthreads();
