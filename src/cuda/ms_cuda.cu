@@ -422,9 +422,9 @@ static int ms_cu_or_tpe = MS_CU_OR_TAPER;
 #if !defined(MS_CU_NO_OR_TAIL2) && !defined(MS_CU_OR_TAIL2) && defined(MS_CU_ONEREAD) && defined(MS_CU_OR_TAIL)
 #  define MS_CU_OR_TAIL2 1024
 #endif
-/* Round 33B (MS_CU_OR_TAIL2=R, on: above): K2or's list without the bin cut where the block's staged C is small. Round 18A's
- * TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more takes
- * ms_cu_k2_list's bin cut (its 256 bins zeroed, the entries' shared atomics, warp 0's scan) and compaction: seven
+/* Round 33B (MS_CU_OR_TAIL2=R, on: above): K2or's list without the bin cut where the block's staged C is small. Round
+ * 18A's TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more
+ * takes ms_cu_k2_list's bin cut (its 256 bins zeroed, the entries' shared atomics, warp 0's scan) and compaction: seven
  * barriers and ~500 instructions a warp whatever ns is. On flat rows round 32C's filter (MS_CU_OR_DCUT2) leaves a
  * block's stage at about k'..2k' tokens of C, so nearly every flat block paid that fixed cost to drop a few dozen
  * entries. With R, a block lists its stage whole also when ns <= R / G (G: the row's chunks; ns <= MS_CU_STAGE_SH):
@@ -436,15 +436,14 @@ static int ms_cu_or_tpe = MS_CU_OR_TAPER;
  * TAIL does for ns <= k' (and as the bin cut does with its slack): K4 trims the row's list to its top k' and tests
  * min-p exactly, so extra entries below the row's top k' change nothing it keeps. The list's order is not read (K4
  * trims and draws by key and id). Its room: a row past MS_CU_CAND candidates goes to K4's whole-row path (exact, slow;
- * cand_n counts every entry tried); R is clamped to MS_CU_CAND (ms_cu_launch), so TAIL2's blocks (ns <= R / G) and the
- * bin cut's (at most k' + k' / 8 + 8, within MS_CU_CAND / G by ms_cu_onread) keep a row within it, as without the
- * switch. MS_CU_OR_DCUT2_RT (with it, a measurement knob): round 32C's gate from MS_CU_ORDC2 in the environment
- * (default MS_CU_OR_DCUT2_MIN) in a.dc2, so one binary sweeps it. */
+ * cand_n counts every entry tried); R is clamped to MS_CU_CAND (at resource creation: ms_cu_state's tl2), so TAIL2's
+ * blocks (ns <= R / G) and the bin cut's (at most k' + k' / 8 + 8, within MS_CU_CAND / G by ms_cu_onread) keep a row
+ * within it, as without the switch. MS_CU_OR_DCUT2_RT (with it, a measurement knob): round 32C's gate from MS_CU_ORDC2
+ * in the environment (default MS_CU_OR_DCUT2_MIN) in a.dc2, so one binary sweeps it. */
 #ifdef MS_CU_OR_TAIL2
 #  if !defined(MS_CU_OR_TAIL) || !defined(MS_CU_ONEREAD)
 #    error "-DMS_CU_OR_TAIL2 needs MS_CU_OR_TAIL and MS_CU_ONEREAD (the defaults)"
 #  endif
-static int ms_cu_or_tl2 = MS_CU_OR_TAIL2;
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
 #  ifndef MS_CU_OR_DCUT2
@@ -724,6 +723,9 @@ typedef struct ms_cu_state {
 #ifdef MS_CU_OR_RC2
     uint32_t *d_orc;    /* round 30A: the one-read rows' cut slots, max_rows * MS_CU_ORRC, zero between steps */
     int rcmax;          /* round 30A: ms_cu_args' rcmax */
+#endif
+#ifdef MS_CU_OR_TAIL2
+    int32_t tl2;        /* round 33B: ms_cu_args' tl2, TAIL2's row budget R at most MS_CU_CAND (MS_CU_ORTAIL2: a knob) */
 #endif
 #ifdef MS_CU_K1_ROWCUT
     int rcmin;          /* round 31A: the row cut in steps whose chunks hold at least this many tokens (ms_cu_args' rcut) */
@@ -7354,9 +7356,10 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     }
 #endif
 #ifdef MS_CU_OR_TAIL2
-    if (getenv("MS_CU_ORTAIL2")) { /* round 33B's row budget (0: never) */
-        const int e = atoi(getenv("MS_CU_ORTAIL2"));
-        ms_cu_or_tl2 = e < 0 ? 0 : e;
+    { /* round 33B's row budget R, per resource; MS_CU_ORTAIL2 in the environment is a measurement knob (0: never) */
+        const char *ev = getenv("MS_CU_ORTAIL2");
+        const int v = ev && *ev ? atoi(ev) : MS_CU_OR_TAIL2;
+        st->tl2 = v < 0 ? 0 : v < MS_CU_CAND ? v : MS_CU_CAND; /* a row's list within MS_CU_CAND (above) */
     }
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
@@ -7944,8 +7947,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.tpe = ms_cu_or_tpe; /* round 32B: read by the ring-less K2or alone */
 #endif
 #ifdef MS_CU_OR_TAIL2
-    a.tl2 = ms_cu_or_tl2 < MS_CU_CAND ? ms_cu_or_tl2 : MS_CU_CAND; /* round 33B: read by K2or alone; a row's list within
-                                                                     * MS_CU_CAND (above) */
+    a.tl2 = st->tl2; /* round 33B: read by K2or alone */
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
     a.dc2 = ms_cu_or_dc2;
