@@ -734,6 +734,9 @@ typedef struct ms_cu_state {
     uint32_t *d_rch;    /* the bins of round 31A's row cut, max_rows * MS_CU_RCB, zero between steps */
 #  endif
 #endif
+#ifdef MS_CU_WARM_CHUNK
+    int32_t wchunk;     /* round 34A: the warm-up steps' smallest chunk (MS_CU_WARM_CHUNK, or MS_CU_WARMCHUNK; 0: off) */
+#endif
 #ifdef MS_CU_K4_ZERO
     bool ws_dirty;      /* round 17C: d_ws's stats may be nonzero (a step failed half-way): the next step zeroes them */
 #endif
@@ -7362,6 +7365,13 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         st->tl2 = v < 0 ? 0 : v < MS_CU_CAND ? v : MS_CU_CAND; /* a row's list within MS_CU_CAND (above) */
     }
 #endif
+#ifdef MS_CU_WARM_CHUNK
+    { /* round 34A: the warm-up steps' smallest chunk; MS_CU_WARMCHUNK in the environment is a measurement knob (0: off) */
+        const char *ev = getenv("MS_CU_WARMCHUNK");
+        const int v = ev && *ev ? atoi(ev) : (MS_CU_WARM_CHUNK);
+        st->wchunk = v <= 0 ? 0 : v < 8 ? 8 : v > 32768 ? 32768 : v;
+    }
+#endif
 #ifdef MS_CU_OR_DCUT2_RT
     if (getenv("MS_CU_ORDC2")) ms_cu_or_dc2 = atoi(getenv("MS_CU_ORDC2")); /* round 33B: round 32C's gate */
 #endif
@@ -7962,6 +7972,21 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.stride = stride;
     a.V = V;
     a.G = ms_cu_grid(st->sm_count, n, V);
+#ifdef MS_CU_WARM_CHUNK
+    /* Round 34A (-DMS_CU_WARM_CHUNK=c, host only, off): the warm-up steps (at most two K1..K3 blocks a multiprocessor
+     * with the default grid: B=1 at V=151936, where a.k4warm below holds) of 4-byte logits take chunks of at least c
+     * tokens (st->wchunk, MS_CU_WARMCHUNK in the environment at resource creation: a measurement knob, 0 off), unless a
+     * test or the bench set K1..K3's smallest chunk (ms__cuda_minchunk). Fewer, larger chunks: K1 leaves multiprocessors
+     * free, so K2's blocks (and K4w's) enter while K1 runs and K2's waits pass together (stamps: docs/cuda.md, round 34A).
+     * Not for 2-byte logits (bf16 B=1 0.2-0.35 us slower at c = 2048 in round 34A's first call). From B, V, the dtype
+     * and the chip alone (capturable); only the grid changes, never what a block computes from its chunk: exact for
+     * every G (round 16B). n G only falls, so the step stays a warm-up step. */
+    if (st->wchunk > 0 && a.elem == 4 && ms_cu_minchunk == MS_CU_MINCHUNK &&
+        (int64_t)n * a.G <= 2 * (int64_t)st->sm_count) {
+        const int32_t g2 = (int32_t)(((int64_t)V + st->wchunk - 1) / st->wchunk);
+        if (g2 >= 1 && g2 >= (int32_t)((V + 32767) / 32768) && g2 < a.G) a.G = g2;
+    }
+#endif
 #ifdef MS_CU_K4_FREESM
     /* Round 20C (-DMS_CU_K4_FREESM, with -DMS_CU_CARVE): in the steps of K4's warm-up (at most two K1..K3 blocks a
      * multiprocessor: B=1 at V=151936), K1..K3's grid leaves n multiprocessors without a block, so that K4's blocks
