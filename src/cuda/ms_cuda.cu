@@ -298,6 +298,10 @@
  * one shift for the step's nibble test. The same values, maxima and tests as without it: see the comments in
  * ms_cu_k2_scan1. With any of them, MS_CU_ORRING=1 in the environment (a measurement knob, read at resource creation)
  * takes K2's ring in every step (as -DMS_CU_RING_MODE=1). */
+#if defined(MS_CU_OR_PF1) && (!defined(MS_CU_OR_K2OWN) || !defined(MS_CU_ONEREAD) || defined(MS_CU_OR_DYN) || \
+                              defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE))
+#  error "-DMS_CU_OR_PF1 (round 34C's prefetch of K2or's first steps) assumes the default K2or: its chunks as ms_cu_k2_one's"
+#endif
 #ifdef MS_CU_OR_LOOP2
 #  if !defined(MS_CU_OR_LEAN) || !defined(MS_CU_ONEREAD)
 #    error "-DMS_CU_OR_LOOP2 needs MS_CU_OR_LEAN and MS_CU_ONEREAD (the defaults)"
@@ -3958,6 +3962,22 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t r = tpo ? (int32_t)blockIdx.x % nrw : blockIdx.x / a.G, g = tpo ? (int32_t)blockIdx.x / nrw : blockIdx.x % a.G;
 #else
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+#endif
+#ifdef MS_CU_OR_PF1
+    /* Round 34C (-DMS_CU_OR_PF1=S, off): the ring-less K2or's fp32 threads prefetch into L2, at entry, the logits their
+     * first S steps of ms_cu_k2_scan1 load (groups t, t + 1024, ... of ms_cu_k2_one's chunk [t0, t1), whole groups only),
+     * before the set-up's dependent loads (the slot, its settings) and its ~290 instructions a warp: the memory system is
+     * otherwise idle there. Cache hints only: every value read is the same (exact by construction). Every block of the
+     * grid is a row's chunk (r < n); a row that does not take the one-read path only wastes its prefetches. */
+    if (OR && OWN && !RG && a.dtype == MS_DTYPE_F32) {
+        const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
+        const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
+#pragma unroll
+        for (int u = 0; u < 2 * (MS_CU_OR_PF1); u++) {
+            const int32_t tp = tp0 + (int32_t)threadIdx.x * 4 + u * MS_CU_T123 * 4;
+            if (tp + 4 <= tp1) asm volatile("prefetch.global.L2 [%0];" ::"l"(rowp + tp));
+        }
+    }
 #endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
