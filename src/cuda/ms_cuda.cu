@@ -289,6 +289,27 @@
 #if !defined(MS_CU_NO_OR_LEAN) && !defined(MS_CU_OR_LEAN) && defined(MS_CU_ONEREAD)
 #  define MS_CU_OR_LEAN
 #endif
+/* Round 34C (-DMS_CU_OR_LOOP2=1, =2 or =3, off; docs/cuda.md): the one-read pass's main loop (ms_cu_k2_scan1) in fewer
+ * instructions a step. =1: the step between a thread's groups is the constant MS_CU_T123 x 4 tokens (K2 always runs
+ * MS_CU_T123 threads a block: every launch and its __launch_bounds__) instead of blockDim.x x 4, so that a step's second
+ * group's logits and seen word are immediate offsets of the first's address and its nibble shares the first's shift.
+ * =2: also round 19B's whole-step loads (no per-group range tests, one nibble test for the step) without the ring, i.e.
+ * in the one-wave K2or too. =3: also the whole steps' fp32 loads written as offsets of the first group's addresses and
+ * one shift for the step's nibble test. The same values, maxima and tests as without it: see the comments in
+ * ms_cu_k2_scan1. With any of them, MS_CU_ORRING=1 in the environment (a measurement knob, read at resource creation)
+ * takes K2's ring in every step (as -DMS_CU_RING_MODE=1). */
+#if defined(MS_CU_OR_PF1) && (!defined(MS_CU_OR_K2OWN) || !defined(MS_CU_ONEREAD) || defined(MS_CU_OR_DYN) || \
+                              defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE))
+#  error "-DMS_CU_OR_PF1 (round 34C's prefetch of K2or's first steps) assumes the default K2or: its chunks as ms_cu_k2_one's"
+#endif
+#ifdef MS_CU_OR_LOOP2
+#  if !defined(MS_CU_OR_LEAN) || !defined(MS_CU_ONEREAD)
+#    error "-DMS_CU_OR_LOOP2 needs MS_CU_OR_LEAN and MS_CU_ONEREAD (the defaults)"
+#  endif
+#  if defined(MS_CU_OR_LEAN_NOWHOLE) && MS_CU_OR_LOOP2 >= 2
+#    error "-DMS_CU_OR_LOOP2=2 is round 19B's whole-step loads without the ring: not with MS_CU_OR_LEAN_NOWHOLE"
+#  endif
+#endif
 /* Round 23A (-DMS_CU_OR_FEW, off): the one-read path at B <= MS_CU_OR_FEWB (3), its rows in few large chunks. At small B
  * the grid's ~1024-token chunks keep the host's rule (a.oneread) off, so K2's lite scan waits for K1's row max (K1 ~2.4 us,
  * K2's PDL wait 1.3-1.9 us at B=1). With this switch those steps take the one-read path, and its rows (ms_cu_onread) use
@@ -2964,7 +2985,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     if (vec) {
 #ifdef MS_CU_OR_DYN
         /* round 28A: with DY a warp's groups u lie 128 tokens apart inside its piece (a warp-step: NG x 128 tokens) */
+#  ifdef MS_CU_OR_LOOP2
+        const int32_t step = DY ? 128 : MS_CU_T123 * 4; /* round 34C: blockDim.x is MS_CU_T123 (K2's launches) */
+#  else
         const int32_t step = DY ? 128 : (int32_t)blockDim.x * 4;
+#  endif
+#elif defined(MS_CU_OR_LOOP2)
+        const int32_t step = MS_CU_T123 * 4; /* round 34C: blockDim.x is MS_CU_T123 (K2's launches), so a constant */
 #else
         const int32_t step = (int32_t)blockDim.x * 4;
 #endif
@@ -3046,14 +3073,53 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
              * at B=52 / 64 without the ring (the first version, e03cf84, in both; cause not found). */
 #  ifdef MS_CU_OR_LEAN_NOWHOLE /* a measurement switch: the general code in every step */
             if (false) {
+#  elif defined(MS_CU_OR_LOOP2) && MS_CU_OR_LOOP2 >= 2
+            /* Round 34C (-DMS_CU_OR_LOOP2=2): the whole steps without the ring too (the one-wave K2or): the same loads
+             * of the same addresses (ms_cu_load_groups_f32 / ms_cu_load_groups with W, every group inside [t0, tv)
+             * by the test), the same nibbles and maxima as the general code below */
+            if (!first && tb + (NG - 1) * step + 128 <= tv) {
 #  else
             if (RG && !first && tb + (NG - 1) * step + 128 <= tv) {
 #  endif
                 if (RG) ms_cu_ring_get<NG, true>(c, rg, s0, t, step, tv, v, words);
 #  ifdef MS_CU_OR_F32
+#    if defined(MS_CU_OR_LOOP2) && MS_CU_OR_LOOP2 >= 3
+                else if (DT == 0) {
+                    /* Round 34C (-DMS_CU_OR_LOOP2=3): ms_cu_load_groups_f32<NG, true>'s loads, their addresses as offsets of
+                     * the first group's: step is a multiple of 32 tokens, so group u's seen word (t + u step) >> 5 is
+                     * (t >> 5) + u (step >> 5) (floor division of an int by 32) */
+                    const float *rp = (const float *)c.row + t;
+#pragma unroll
+                    for (int u = 0; u < NG; u++) {
+                        const float4 q = *(const float4 *)(rp + u * step);
+                        v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
+                        words[u] = 0;
+                    }
+                    if (c.pres) {
+                        const uint32_t *wp = (const uint32_t *)c.seen + (t >> 5);
+#pragma unroll
+                        for (int u = 0; u < NG; u++) words[u] = wp[u * (step >> 5)];
+                    }
+                }
+#    else
                 else if (DT == 0) ms_cu_load_groups_f32<NG, true>(c, t, step, tv, v, words);
+#    endif
 #  endif
                 else ms_cu_load_groups<NG, true>(c, t, step, tv, v, words);
+#  if defined(MS_CU_OR_LOOP2) && MS_CU_OR_LOOP2 >= 3
+                /* round 34C: one shift for the step's nibbles (step a multiple of 32: every group's shift is t & 31); each
+                 * group's own nibble only when some group has a seen token (the same nibbles as below) */
+                uint32_t nb = 0;
+#pragma unroll
+                for (int u = 0; u < NG; u++) nb |= words[u];
+                if ((nb >> (t & 31)) & 15u) {
+#pragma unroll
+                    for (int u = 0; u < NG; u++) {
+                        nib[u] = (words[u] >> (t & 31)) & 15u;
+                        if (nib[u]) ms_cu_pen_group(c, v[u], nib[u]);
+                    }
+                }
+#  else
                 uint32_t nb = 0;
 #pragma unroll
                 for (int u = 0; u < NG; u++) {
@@ -3065,6 +3131,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     for (int u = 0; u < NG; u++)
                         if (nib[u]) ms_cu_pen_group(c, v[u], nib[u]);
                 }
+#  endif
 #pragma unroll
                 for (int u = 0; u < NG; u++) gm[u] = fmaxf(fmaxf(v[u][0], v[u][1]), fmaxf(v[u][2], v[u][3]));
             } else
@@ -3898,6 +3965,22 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     const int32_t r = tpo ? (int32_t)blockIdx.x % nrw : blockIdx.x / a.G, g = tpo ? (int32_t)blockIdx.x / nrw : blockIdx.x % a.G;
 #else
     const int32_t r = blockIdx.x / a.G, g = blockIdx.x % a.G;
+#endif
+#ifdef MS_CU_OR_PF1
+    /* Round 34C (-DMS_CU_OR_PF1=S, off): the ring-less K2or's fp32 threads prefetch into L2, at entry, the logits their
+     * first S steps of ms_cu_k2_scan1 load (groups t, t + 1024, ... of ms_cu_k2_one's chunk [t0, t1), whole groups only),
+     * before the set-up's dependent loads (the slot, its settings) and its ~290 instructions a warp: the memory system is
+     * otherwise idle there. Cache hints only: every value read is the same (exact by construction). Every block of the
+     * grid is a row's chunk (r < n); a row that does not take the one-read path only wastes its prefetches. */
+    if (OR && OWN && !RG && a.dtype == MS_DTYPE_F32) {
+        const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
+        const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
+#pragma unroll
+        for (int u = 0; u < 2 * (MS_CU_OR_PF1); u++) {
+            const int32_t tp = tp0 + (int32_t)threadIdx.x * 4 + u * MS_CU_T123 * 4;
+            if (tp + 4 <= tp1) asm volatile("prefetch.global.L2 [%0];" ::"l"(rowp + tp));
+        }
+    }
 #endif
     const int32_t slot = ms_cu_slot_ok(a, r);
     if (slot < 0) return;
@@ -7311,6 +7394,12 @@ static size_t ms_cu_ws_size(const ms_cu_state *st, int32_t n) {
     return s;
 }
 
+#ifdef MS_CU_OR_LOOP2
+/* Round 34C: a measurement knob (MS_CU_ORRING=1 in the environment, read at resource creation): K2's cp.async ring in
+ * every step, as -DMS_CU_RING_MODE=1 builds it (ms_cu_launch's rule), so that one binary measures the one-wave
+ * one-read steps with the ring and round 19B's whole steps against the same steps without it */
+static int ms_cu_or_ringk = 0;
+#endif
 extern "C" int ms__cuda_init(ms_resource *res) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -7357,6 +7446,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         const int e = atoi(getenv("MS_CU_ORTAPER"));
         ms_cu_or_tpe = e < 0 ? 0 : e > 63 ? 63 : e;
     }
+#endif
+#ifdef MS_CU_OR_LOOP2
+    if (getenv("MS_CU_ORRING")) ms_cu_or_ringk = atoi(getenv("MS_CU_ORRING")) > 0; /* round 34C's knob (above) */
 #endif
 #ifdef MS_CU_OR_TAIL2
     { /* round 33B's row budget R, per resource; MS_CU_ORTAIL2 in the environment is a measurement knob (0: never) */
@@ -8124,8 +8216,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #  else
     const bool ring16 = false;
 #  endif
+#ifdef MS_CU_OR_LOOP2
+    const bool ring = ms_cu_or_ringk || (ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB || ring16
+                                                             : ms_cu_ring_mode > 0); /* round 34C's knob */
+#else
     const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB || ring16
                                           : ms_cu_ring_mode > 0;
+#endif
     if (ring) k2 = ms_cu_k2<false, true>;
 #endif
 #ifdef MS_CU_ONEREAD
