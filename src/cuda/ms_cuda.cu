@@ -3288,8 +3288,18 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 MS_CU_ORQ_ADD(2, snw ? 1u : 0u);
                 uint32_t sb = 0;
                 if (snw) { /* warp-uniform */
+                    /* one lane's atomic: elect.sync's leader (sm_90), not lane == 0, because ptxas would wrap an atomic
+                     * under lane == 0 in its own warp aggregation (~14 instructions); the leader's lane id is warp-uniform */
+#    if __CUDA_ARCH__ >= 900
+                    uint32_t el, ld;
+                    asm volatile("{\n\t.reg .pred p;\n\telect.sync %0|p, 0xffffffff;\n\tselp.u32 %1, 1, 0, p;\n\t}"
+                                 : "=r"(ld), "=r"(el));
+                    if (el) sb = pass.res(snw);
+                    sb = __shfl_sync(FULL, sb, (int)ld);
+#    else
                     if (lane == 0) sb = pass.res(snw);
                     sb = __shfl_sync(FULL, sb, 0);
+#    endif
                 }
                 const unsigned slt = (1u << lane) - 1u;
                 for (unsigned sbal; (sbal = __ballot_sync(FULL, M != 0)) != 0u; sb += (uint32_t)__popc(sbal)) { /* warp-uniform */
