@@ -2781,12 +2781,15 @@ __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     const float v = (ry - y) * sc;
     return v >= (float)(MS_CU_OBINS - 1) ? (uint32_t)(MS_CU_OBINS - 1) : v > 0.0f ? (uint32_t)v : 0u;
 }
-#ifdef MS_CU_OR_SB
-/* Round 34B (-DMS_CU_OR_SB, above): ms_cu_obin's value without a branch (the same function: v >= 127 gives 127, v in
- * (0, 127) its truncation, v <= 0 or NaN 0), for the staging loop's count */
+#if defined(MS_CU_OR_SB) || defined(MS_CU_OR_SB_BIN)
+/* Round 34B (-DMS_CU_OR_SB, above; -DMS_CU_OR_SB_BIN: this alone in the default's staging loop, built after the round's
+ * call, not measured): ms_cu_obin's value without a branch (the same function: v >= 127 gives 127, v in (0, 127) its
+ * truncation, v <= 0 or NaN 0), for the staging loop's count */
 __device__ __forceinline__ uint32_t ms_cu_obin_sb(float ry, float sc, float y) {
     return (uint32_t)fminf(fmaxf((ry - y) * sc, 0.0f), (float)(MS_CU_OBINS - 1));
 }
+#endif
+#ifdef MS_CU_OR_SB
 /* Round 34B: K2or's pass stage (ms_cu_k2_one's) as an object: the call as its lambda was (one shared atomic for a
  * group's passing tokens), and for the warp-looped staging the reservation of a warp-step's slots and one entry's store */
 struct ms_cu_or_stage_sb {
@@ -3340,7 +3343,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #  else
                         pass(t + (j >> 2) * step + (j & 3), &y, 1u);
                         if (tk) /* round 14's count, as below */
-#    ifdef MS_CU_OR_XBINS
+#    if defined(MS_CU_OR_XBINS) && defined(MS_CU_OR_SB_BIN)
+                            atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u); /* round 34B: the same bin, no branch */
+#    elif defined(MS_CU_OR_XBINS)
                             atomicAdd(&oh[ms_cu_obin(ry, osc, y)], 1u);
 #    else
                             atomicAdd(&oh[ms_cu_obin(ry, osc, y / T)], 1u);
