@@ -464,7 +464,11 @@ static int ms_cu_or_dc2 = MS_CU_OR_DCUT2_MIN;
  * -0 or NaN: 0, fmaxf returning 0 for a NaN operand): the same function, so the same counts and cuts. Why the bins stay
  * counted: round 14's running top-k' scan (ms_cu_or_tkcut, every MS_CU_OR_SCAN-th step of a warp) reads them during the
  * pass and raises the staging cut and the block's stk (DCUT2's xlo, the overflow's tkc); ms_cu_k2_list's bin cut has
- * its own bins (h, from the stage's keys), and K4 reads no bins of these rows. */
+ * its own bins (h, from the stage's keys), and K4 reads no bins of these rows. Measured (H200, full setting V=151936,
+ * bench/results/cuda_h200_2026-12-02-round34b.md): slower at every cell (fp32 flat B=28..128 +0.35..+1.56 us, peaked
+ * +0.38..+0.53, bf16 B=64 +0.77 / +1.07): a step's reservation prologue (~24 instructions) costs more than the ~12 a
+ * round it saves at 1.43 rounds a flat step. -DMS_CU_OR_SB_NOTK (a measurement build, below): flat rows 1.8-249 us
+ * slower (the stage of C overflows), peaked 0.50-0.93 us faster. */
 #if defined(MS_CU_OR_SB) && (!defined(MS_CU_OR_WSTAGE) || !defined(MS_CU_OR_WSEL) || !defined(MS_CU_OR_XBINS))
 #  error "-DMS_CU_OR_SB needs MS_CU_OR_WSTAGE, MS_CU_OR_WSEL and MS_CU_OR_XBINS (the defaults)"
 #endif
