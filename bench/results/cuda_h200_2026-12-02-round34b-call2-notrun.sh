@@ -1,6 +1,7 @@
 #!/bin/bash
 # Round 34B, a second call prepared but NOT run (this helper's device share was spent by call 1); for the lead if wanted.
-# Carried as .devcarry/r34b/call2.sh; run from the repository root with $OUT set; carry .devcarry/r34b holding only D
+# Carried as .devcarry/r34b/call2.sh; run from the repository root with $OUT set; carry [".devcarry/r34b/D",
+# ".devcarry/r34b/NX", ".devcarry/r34b/call2.sh"] (the folder whole is past the device's 64 MiB with the tree): D
 # (.devcarry/s25/D) and NX (r34b -DMS_CU_OR_SB_BIN=1: ms_cu_obin's branch-free form in the default's staging loop; its
 # ms_bench_cuda and ms_cuda_tests), to stay within the device's 64 MiB. Steps: the 6 one-read tests on NX, then A/B fp32
 # B=28..128 both shapes (2 runs alternating, D first) and bf16 B=64 (2 runs). ~70 s of command.
