@@ -472,6 +472,27 @@ static int ms_cu_or_tpe = MS_CU_OR_TAPER;
 #  endif
 static int ms_cu_or_dc2 = MS_CU_OR_DCUT2_MIN;
 #endif
+/* Round 34B (-DMS_CU_OR_SB, off): the warp-looped staging (round 20A's MS_CU_OR_WSTAGE, round 32C's select) with one
+ * shared atomic a warp-step instead of one a round of the warp's loop, and the top-k' bins' index without a branch.
+ * nvcc already aggregates the stage's atomicAdd over a round's lanes (VOTEU, FLO, POPC, one ATOMS, SHFL, LTMASK and a
+ * POPC: ~13 instructions and an atomic's latency before the store, every round); here the warp adds its step's count
+ * (__reduce_add_sync of the lanes' popc(M)) once, and a lane's slot in round q is the base plus the warp's passing
+ * tokens of rounds before q plus the lanes before it in round q (the round's ballot, which replaces the loop's vote).
+ * The stage is a set: its order is read by nothing (the drain, DCUT2's filter and the overflow take its entries in any
+ * order; the drain's own atomics already order sbuf at random), and every passing token still gets one slot of
+ * [old, old + n), the same slots' union as before, so the overflow test (*rn > MS_CU_HB) sees the same count. The bins'
+ * index: ms_cu_obin's value as fminf(fmaxf(v, 0), 127) then truncation (v >= 127: 127; v in (0, 127): (uint32_t)v; v <= 0,
+ * -0 or NaN: 0, fmaxf returning 0 for a NaN operand): the same function, so the same counts and cuts. Why the bins stay
+ * counted: round 14's running top-k' scan (ms_cu_or_tkcut, every MS_CU_OR_SCAN-th step of a warp) reads them during the
+ * pass and raises the staging cut and the block's stk (DCUT2's xlo, the overflow's tkc); ms_cu_k2_list's bin cut has
+ * its own bins (h, from the stage's keys), and K4 reads no bins of these rows. Measured (H200, full setting V=151936,
+ * bench/results/cuda_h200_2026-12-02-round34b.md): slower at every cell (fp32 flat B=28..128 +0.35..+1.56 us, peaked
+ * +0.38..+0.53, bf16 B=64 +0.77 / +1.07): a step's reservation prologue (~24 instructions) costs more than the ~12 a
+ * round it saves at 1.43 rounds a flat step. -DMS_CU_OR_SB_NOTK (a measurement build, below): flat rows 1.8-249 us
+ * slower (the stage of C overflows), peaked 0.50-0.93 us faster. */
+#if defined(MS_CU_OR_SB) && (!defined(MS_CU_OR_WSTAGE) || !defined(MS_CU_OR_WSEL) || !defined(MS_CU_OR_XBINS))
+#  error "-DMS_CU_OR_SB needs MS_CU_OR_WSTAGE, MS_CU_OR_WSEL and MS_CU_OR_XBINS (the defaults)"
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -2788,6 +2809,35 @@ __device__ __forceinline__ uint32_t ms_cu_obin(float ry, float sc, float y) {
     const float v = (ry - y) * sc;
     return v >= (float)(MS_CU_OBINS - 1) ? (uint32_t)(MS_CU_OBINS - 1) : v > 0.0f ? (uint32_t)v : 0u;
 }
+#if defined(MS_CU_OR_SB) || defined(MS_CU_OR_SB_BIN)
+/* Round 34B (-DMS_CU_OR_SB, above; -DMS_CU_OR_SB_BIN: this alone in the default's staging loop, built after the round's
+ * call, not measured): ms_cu_obin's value without a branch (the same function: v >= 127 gives 127, v in (0, 127) its
+ * truncation, v <= 0 or NaN 0), for the staging loop's count */
+__device__ __forceinline__ uint32_t ms_cu_obin_sb(float ry, float sc, float y) {
+    return (uint32_t)fminf(fmaxf((ry - y) * sc, 0.0f), (float)(MS_CU_OBINS - 1));
+}
+#endif
+#ifdef MS_CU_OR_SB
+/* Round 34B: K2or's pass stage (ms_cu_k2_one's) as an object: the call as its lambda was (one shared atomic for a
+ * group's passing tokens), and for the warp-looped staging the reservation of a warp-step's slots and one entry's store */
+struct ms_cu_or_stage_sb {
+    uint32_t *rn;           /* shared: the stage's count */
+    unsigned long long *wq; /* shared: MS_CU_HB entries of (x bits, t) */
+    __device__ __forceinline__ void operator()(int32_t t, const float *x, uint32_t pm) const {
+        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if ((pm >> k) & 1u) {
+                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+                i++;
+            }
+    }
+    __device__ __forceinline__ uint32_t res(uint32_t n) const { return atomicAdd(rn, n); }
+    __device__ __forceinline__ void put(uint32_t i, int32_t t, float x) const {
+        if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x) << 32) | (uint32_t)t;
+    }
+};
+#endif
 /* The one-read pass's top-k' bins oh as a warp reads them (by atomics: others' may still land, never a plain load):
  * lane's PER = MS_CU_OBINS / 32 counts in n, their sum, and the inclusive running sum over the lanes in inc */
 __device__ __forceinline__ void ms_cu_or_bread(uint32_t *oh, int lane, uint32_t (&n)[MS_CU_OBINS / 32], uint32_t &sum,
@@ -3196,6 +3246,11 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 tk = kk > 0 && isfinite(ry);
                 osc = (float)(MS_CU_OBINS - 1) / -minp_cut; /* min-p's range over the bins (minp_cut < 0) */
 #endif
+#ifdef MS_CU_OR_SB_NOTK
+                /* Round 34B (-DMS_CU_OR_SB_NOTK, a measurement build): no online top-k' cut, as in rows with kk = 0: no bin
+                 * counted while staging, no scan, no stk (the block's cut stays min-p's; the list's bin cut does the rest) */
+                tk = false;
+#endif
             }
             uint32_t tko = 0;
             if (lane == 0) {
@@ -3303,8 +3358,32 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #pragma unroll
                     for (int k = 0; k < 4; k++) M |= (v[u][k] >= cut ? 1u : 0u) << (4 * u + k);
                 }
+#  ifdef MS_CU_OR_SB
+                /* round 34B: the warp-step's slots reserved at once (lane 0, one shared atomic); a lane's slot in a round
+                 * is sb + the lanes before it with a token left (the round's ballot); sb moves past the round's tokens */
+                const uint32_t snw = __reduce_add_sync(FULL, (uint32_t)__popc(M));
+                MS_CU_ORQ_ADD(2, snw ? 1u : 0u);
+                uint32_t sb = 0;
+                if (snw) { /* warp-uniform */
+                    /* one lane's atomic: elect.sync's leader (sm_90), not lane == 0, because ptxas would wrap an atomic
+                     * under lane == 0 in its own warp aggregation (~14 instructions); the leader's lane id is warp-uniform */
+#    if __CUDA_ARCH__ >= 900
+                    uint32_t el, ld;
+                    asm volatile("{\n\t.reg .pred p;\n\telect.sync %0|p, 0xffffffff;\n\tselp.u32 %1, 1, 0, p;\n\t}"
+                                 : "=r"(ld), "=r"(el));
+                    if (el) sb = pass.res(snw);
+                    sb = __shfl_sync(FULL, sb, (int)ld);
+#    else
+                    if (lane == 0) sb = pass.res(snw);
+                    sb = __shfl_sync(FULL, sb, 0);
+#    endif
+                }
+                const unsigned slt = (1u << lane) - 1u;
+                for (unsigned sbal; (sbal = __ballot_sync(FULL, M != 0)) != 0u; sb += (uint32_t)__popc(sbal)) { /* warp-uniform */
+#  else
                 MS_CU_ORQ_ADD(2, __any_sync(FULL, M != 0) ? 1u : 0u);
                 while (__any_sync(FULL, M != 0)) { /* warp-uniform */
+#  endif
                     MS_CU_ORQ_ADD(3, 1u);
                     if (M) {
                         const int j = __ffs((int)M) - 1;
@@ -3331,12 +3410,20 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #pragma unroll
                             for (int k = 0; k < 4; k++) y = j == 4 * u + k ? v[u][k] : y;
 #  endif
+#  ifdef MS_CU_OR_SB
+                        pass.put(sb + (uint32_t)__popc(sbal & slt), t + (j >> 2) * step + (j & 3), y);
+                        if (tk) /* round 14's count, as below (bins of x: MS_CU_OR_XBINS) */
+                            atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u);
+#  else
                         pass(t + (j >> 2) * step + (j & 3), &y, 1u);
                         if (tk) /* round 14's count, as below */
-#  ifdef MS_CU_OR_XBINS
+#    if defined(MS_CU_OR_XBINS) && defined(MS_CU_OR_SB_BIN)
+                            atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u); /* round 34B: the same bin, no branch */
+#    elif defined(MS_CU_OR_XBINS)
                             atomicAdd(&oh[ms_cu_obin(ry, osc, y)], 1u);
-#  else
+#    else
                             atomicAdd(&oh[ms_cu_obin(ry, osc, y / T)], 1u);
+#    endif
 #  endif
                     }
                 }
@@ -3550,6 +3637,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const float minp_cut = logf(c.sl.min_p) - 0.01f; /* as ms_cu_set_m */
     /* round 15A: sbuf and h's first 1024 words are unused until the scan ends (oh lies past them) */
     const ms_cu_ring rg = {(unsigned char *)sbuf, h};
+#ifdef MS_CU_OR_SB
+    const ms_cu_or_stage_sb stage = {rn, wq}; /* round 34B: the lambda below with the warp-step's reservation */
+#else
     auto stage = [&](int32_t t, const float *x, uint32_t pm) {
         uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
@@ -3559,6 +3649,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
                 i++;
             }
     };
+#endif
 #ifdef MS_CU_OR_ROWCUT
     /* round 20A: the row's slots when its blocks fit them (ms_cu_k2_scan1) */
 #  ifndef MS_CU_K4_ZERO
