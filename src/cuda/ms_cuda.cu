@@ -434,7 +434,6 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #  if defined(MS_CU_OR_DYN) || !defined(MS_CU_OR_TRANSPOSE)
 #    error "-DMS_CU_OR_TAPER needs -DMS_CU_OR_TRANSPOSE and no MS_CU_OR_DYN (it shapes the static chunks)"
 #  endif
-static int ms_cu_or_tpe = MS_CU_OR_TAPER;
 #endif
 /* Round 33B (docs/cuda.md, docs/decisions.md), on since the twenty-fifth session's final call: MS_CU_OR_TAIL2 (R = 1024,
  * below): full setting V=151936 flat fp32 B=48..128 1.2-2.1 us and bf16 flat B=64 2.6 us faster, peaked level
@@ -442,6 +441,14 @@ static int ms_cu_or_tpe = MS_CU_OR_TAPER;
  * -DMS_CU_OR_TAIL2=R with another budget. */
 #if !defined(MS_CU_NO_OR_TAIL2) && !defined(MS_CU_OR_TAIL2) && defined(MS_CU_ONEREAD) && defined(MS_CU_OR_TAIL)
 #  define MS_CU_OR_TAIL2 1024
+#endif
+/* Round 34A (docs/cuda.md, docs/decisions.md), on since the twenty-sixth session's final call: MS_CU_WARM_CHUNK (c = 1536,
+ * host only: ms_cu_launch) the warm-up steps of 4-byte logits in chunks of at least c tokens: full setting fp32
+ * V=151936 B=1 flat 0.2-0.3 us, peaked 0.3-0.5 us faster, top-p alone B=1 0.6-1.3 us
+ * (bench/results/cuda_h200_2026-12-02-round34a.md, -session26-final.md); -DMS_CU_NO_WARM_CHUNK builds without it,
+ * -DMS_CU_WARM_CHUNK=c with another c. */
+#if !defined(MS_CU_NO_WARM_CHUNK) && !defined(MS_CU_WARM_CHUNK)
+#  define MS_CU_WARM_CHUNK 1536
 #endif
 /* Round 33B (MS_CU_OR_TAIL2=R, on: above): K2or's list without the bin cut where the block's staged C is small. Round
  * 18A's TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more
@@ -470,7 +477,6 @@ static int ms_cu_or_tpe = MS_CU_OR_TAPER;
 #  ifndef MS_CU_OR_DCUT2
 #    error "-DMS_CU_OR_DCUT2_RT needs MS_CU_OR_DCUT2 (the default)"
 #  endif
-static int ms_cu_or_dc2 = MS_CU_OR_DCUT2_MIN;
 #endif
 /* Round 34B (-DMS_CU_OR_SB, off): the warp-looped staging (round 20A's MS_CU_OR_WSTAGE, round 32C's select) with one
  * shared atomic a warp-step instead of one a round of the warp's loop, and the top-k' bins' index without a branch.
@@ -775,6 +781,15 @@ typedef struct ms_cu_state {
 #  ifdef MS_CU_K1_RC_OWN
     uint32_t *d_rch;    /* the bins of round 31A's row cut, max_rows * MS_CU_RCB, zero between steps */
 #  endif
+#endif
+#ifdef MS_CU_OR_TAPER
+    int tpe;            /* round 32B: the taper e (MS_CU_OR_TAPER, or MS_CU_ORTAPER at creation: a measurement knob) */
+#endif
+#ifdef MS_CU_OR_DCUT2_RT
+    int dc2;            /* round 33B: round 32C's gate (MS_CU_OR_DCUT2_MIN, or MS_CU_ORDC2 at creation: a knob) */
+#endif
+#ifdef MS_CU_OR_LOOP2
+    bool ringk;         /* round 34C: K2's ring in every step (MS_CU_ORRING=1 at creation: a measurement knob) */
 #endif
 #ifdef MS_CU_WARM_CHUNK
     int32_t wchunk;     /* round 34A: the warm-up steps' smallest chunk (MS_CU_WARM_CHUNK, or MS_CU_WARMCHUNK; 0: off) */
@@ -3613,7 +3628,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #ifdef MS_CU_OR_DYN
     const int32_t t0 = dy ? 0 : g * chunk, t1 = dy ? (g == Gr - 1 ? a.V : tvr) : min(a.V, t0 + chunk);
 #elif defined(MS_CU_OR_TAPER)
-    /* round 32B: the ring-less K2or's chunks tapered (ms_cu_or_tpe, above); the ring's stay equal */
+    /* round 32B: the ring-less K2or's chunks tapered (st->tpe: ms_cu_args' tpe); the ring's stay equal */
     const int32_t Gt = MS_CU_ORG(a), et = RG ? 0 : a.tpe;
     auto tap = [&](int32_t gi) {
         const long long x = gi, GG = Gt;
@@ -7485,12 +7500,6 @@ static size_t ms_cu_ws_size(const ms_cu_state *st, int32_t n) {
     return s;
 }
 
-#ifdef MS_CU_OR_LOOP2
-/* Round 34C: a measurement knob (MS_CU_ORRING=1 in the environment, read at resource creation): K2's cp.async ring in
- * every step, as -DMS_CU_RING_MODE=1 builds it (ms_cu_launch's rule), so that one binary measures the one-wave
- * one-read steps with the ring and round 19B's whole steps against the same steps without it */
-static int ms_cu_or_ringk = 0;
-#endif
 extern "C" int ms__cuda_init(ms_resource *res) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -7533,13 +7542,16 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     }
 #endif
 #ifdef MS_CU_OR_TAPER
-    if (getenv("MS_CU_ORTAPER")) { /* round 32B's taper (0..63) */
-        const int e = atoi(getenv("MS_CU_ORTAPER"));
-        ms_cu_or_tpe = e < 0 ? 0 : e > 63 ? 63 : e;
+    { /* round 32B's taper (0..63), per resource; MS_CU_ORTAPER in the environment is a measurement knob */
+        const int e = getenv("MS_CU_ORTAPER") ? atoi(getenv("MS_CU_ORTAPER")) : MS_CU_OR_TAPER;
+        st->tpe = e < 0 ? 0 : e > 63 ? 63 : e;
     }
 #endif
 #ifdef MS_CU_OR_LOOP2
-    if (getenv("MS_CU_ORRING")) ms_cu_or_ringk = atoi(getenv("MS_CU_ORRING")) > 0; /* round 34C's knob (above) */
+    /* Round 34C: a measurement knob (MS_CU_ORRING=1 in the environment), per resource: K2's cp.async ring in every step,
+     * as -DMS_CU_RING_MODE=1 builds it (ms_cu_launch's rule), so that one binary measures the one-wave one-read steps
+     * with the ring and round 19B's whole steps against the same steps without it */
+    st->ringk = getenv("MS_CU_ORRING") && atoi(getenv("MS_CU_ORRING")) > 0;
 #endif
 #ifdef MS_CU_OR_TAIL2
     { /* round 33B's row budget R, per resource; MS_CU_ORTAIL2 in the environment is a measurement knob (0: never) */
@@ -7556,7 +7568,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     }
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
-    if (getenv("MS_CU_ORDC2")) ms_cu_or_dc2 = atoi(getenv("MS_CU_ORDC2")); /* round 33B: round 32C's gate */
+    st->dc2 = getenv("MS_CU_ORDC2") ? atoi(getenv("MS_CU_ORDC2")) : MS_CU_OR_DCUT2_MIN; /* round 33B: 32C's gate, per resource */
 #endif
 #if defined(MS_CU_OR_DYN) && (defined(MS_CU_OR_DYN_ALWAYS) || defined(MS_CU_OR_DYN_RT))
     /* round 29B's knob from the environment (the tests' runs: gpu_run.sh's tests step), as ms__cuda_ordyn sets it */
@@ -8137,13 +8149,13 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     ms_cu_args a;
     memset(&a, 0, sizeof a);
 #ifdef MS_CU_OR_TAPER
-    a.tpe = ms_cu_or_tpe; /* round 32B: read by the ring-less K2or alone */
+    a.tpe = st->tpe; /* round 32B: read by the ring-less K2or alone */
 #endif
 #ifdef MS_CU_OR_TAIL2
     a.tl2 = st->tl2; /* round 33B: read by K2or alone */
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
-    a.dc2 = ms_cu_or_dc2;
+    a.dc2 = st->dc2;
 #endif
     a.slots = st->d_slots;
     a.row_slot = d_row_slot;
@@ -8156,7 +8168,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     a.V = V;
     a.G = ms_cu_grid(st->sm_count, n, V);
 #ifdef MS_CU_WARM_CHUNK
-    /* Round 34A (-DMS_CU_WARM_CHUNK=c, host only, off): the warm-up steps (at most two K1..K3 blocks a multiprocessor
+    /* Round 34A (MS_CU_WARM_CHUNK=c, host only, on: c = 1536, above): the warm-up steps (at most two K1..K3 blocks a multiprocessor
      * with the default grid: B=1 at V=151936, where a.k4warm below holds) of 4-byte logits take chunks of at least c
      * tokens (st->wchunk, MS_CU_WARMCHUNK in the environment at resource creation: a measurement knob, 0 off), unless a
      * test or the bench set K1..K3's smallest chunk (ms__cuda_minchunk). Fewer, larger chunks: K1 leaves multiprocessors
@@ -8308,8 +8320,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     const bool ring16 = false;
 #  endif
 #ifdef MS_CU_OR_LOOP2
-    const bool ring = ms_cu_or_ringk || (ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB || ring16
-                                                             : ms_cu_ring_mode > 0); /* round 34C's knob */
+    const bool ring = st->ringk || (ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB || ring16
+                                                        : ms_cu_ring_mode > 0); /* round 34C's knob */
 #else
     const bool ring = ms_cu_ring_mode < 0 ? (int64_t)blocks > (int64_t)st->sm_count * MS_CU_K2_MINB || ring16
                                           : ms_cu_ring_mode > 0;
