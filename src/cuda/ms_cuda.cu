@@ -2420,6 +2420,21 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
     });
 }
 
+/* A group's passing tokens (bits of pm, the group's 4 values x from token t) appended to a block's stage: one shared
+ * atomic on its count rn for the group, then each entry (x's bits, t) in wq while within MS_CU_HB (a count past it is
+ * the overflow the callers test). The stage of K2's lite pass and of the one-read pass (their lambdas) and of round
+ * 34B's ms_cu_or_stage_sb. */
+__device__ __forceinline__ void ms_cu_stage4(uint32_t *rn, unsigned long long *wq, int32_t t, const float *x,
+                                             uint32_t pm) {
+    uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        if ((pm >> k) & 1u) {
+            if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+            i++;
+        }
+}
+
 #if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
 template <int NG, bool RG, bool F32S = false, bool RC = false> /* RC: round 32A's ticket (rtk), from the early branch */
 #elif defined(MS_CU_EARLY_F32)
@@ -2485,15 +2500,7 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (RG && threadIdx.x == 0 && ms_cu_count_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
     const ms_cu_ring rg = {(unsigned char *)sbuf, h}; /* round 15A: sbuf and h are unused until the scan ends */
-    auto stage = [&](int32_t t, const float *x, uint32_t pm) {
-        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            if ((pm >> k) & 1u) {
-                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
-                i++;
-            }
-    };
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) { ms_cu_stage4(rn, wq, t, x, pm); };
 #ifdef MS_CU_EARLY_F32
     if (F32S && c.dtype == MS_DTYPE_F32) { /* round 19C (MS_CU_EARLY_F32): the same row, its dtype a constant */
         ms_cu_row cf = c;
@@ -2838,15 +2845,7 @@ __device__ __forceinline__ uint32_t ms_cu_obin_sb(float ry, float sc, float y) {
 struct ms_cu_or_stage_sb {
     uint32_t *rn;           /* shared: the stage's count */
     unsigned long long *wq; /* shared: MS_CU_HB entries of (x bits, t) */
-    __device__ __forceinline__ void operator()(int32_t t, const float *x, uint32_t pm) const {
-        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            if ((pm >> k) & 1u) {
-                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
-                i++;
-            }
-    }
+    __device__ __forceinline__ void operator()(int32_t t, const float *x, uint32_t pm) const { ms_cu_stage4(rn, wq, t, x, pm); }
     __device__ __forceinline__ uint32_t res(uint32_t n) const { return atomicAdd(rn, n); }
     __device__ __forceinline__ void put(uint32_t i, int32_t t, float x) const {
         if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x) << 32) | (uint32_t)t;
@@ -3655,15 +3654,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #ifdef MS_CU_OR_SB
     const ms_cu_or_stage_sb stage = {rn, wq}; /* round 34B: the lambda below with the warp-step's reservation */
 #else
-    auto stage = [&](int32_t t, const float *x, uint32_t pm) {
-        uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            if ((pm >> k) & 1u) {
-                if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
-                i++;
-            }
-    };
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) { ms_cu_stage4(rn, wq, t, x, pm); };
 #endif
 #ifdef MS_CU_OR_ROWCUT
     /* round 20A: the row's slots when its blocks fit them (ms_cu_k2_scan1) */
