@@ -7491,6 +7491,11 @@ static size_t ms_cu_ws_size(const ms_cu_state *st, int32_t n) {
     return s;
 }
 
+/* A measurement knob read at resource creation: the environment's integer name, or def where it is unset or empty. */
+static inline int ms_cu_env_int(const char *name, int def) {
+    const char *ev = getenv(name);
+    return ev && *ev ? atoi(ev) : def;
+}
 extern "C" int ms__cuda_init(ms_resource *res) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -7542,19 +7547,17 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     /* Round 34C: a measurement knob (MS_CU_ORRING=1 in the environment), per resource: K2's cp.async ring in every step,
      * as -DMS_CU_RING_MODE=1 builds it (ms_cu_launch's rule), so that one binary measures the one-wave one-read steps
      * with the ring and round 19B's whole steps against the same steps without it */
-    st->ringk = getenv("MS_CU_ORRING") && atoi(getenv("MS_CU_ORRING")) > 0;
+    st->ringk = ms_cu_env_int("MS_CU_ORRING", 0) > 0;
 #endif
 #ifdef MS_CU_OR_TAIL2
     { /* round 33B's row budget R, per resource; MS_CU_ORTAIL2 in the environment is a measurement knob (0: never) */
-        const char *ev = getenv("MS_CU_ORTAIL2");
-        const int v = ev && *ev ? atoi(ev) : MS_CU_OR_TAIL2;
+        const int v = ms_cu_env_int("MS_CU_ORTAIL2", MS_CU_OR_TAIL2);
         st->tl2 = v < 0 ? 0 : v < MS_CU_CAND ? v : MS_CU_CAND; /* a row's list within MS_CU_CAND (above) */
     }
 #endif
 #ifdef MS_CU_WARM_CHUNK
     { /* round 34A: the warm-up steps' smallest chunk; MS_CU_WARMCHUNK in the environment is a measurement knob (0: off) */
-        const char *ev = getenv("MS_CU_WARMCHUNK");
-        const int v = ev && *ev ? atoi(ev) : (MS_CU_WARM_CHUNK);
+        const int v = ms_cu_env_int("MS_CU_WARMCHUNK", MS_CU_WARM_CHUNK);
         st->wchunk = v <= 0 ? 0 : v < 8 ? 8 : v > 32768 ? 32768 : v;
     }
 #endif
@@ -7608,8 +7611,7 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     e = cudaMemset(st->d_orc, 0, (size_t)rows * MS_CU_ORRC * sizeof(uint32_t));
     if (e != cudaSuccess) return ms_cu_err(res, e, "cudaMemset");
     { /* a measurement knob (round 30A's call 2): MS_CU_RC2_G=0 compiles the row cut but never takes it */
-        const char *ev = getenv("MS_CU_RC2_G");
-        st->rcmax = ev && *ev ? atoi(ev) : MS_CU_ORRC;
+        st->rcmax = ms_cu_env_int("MS_CU_RC2_G", MS_CU_ORRC);
         if (st->rcmax > MS_CU_ORRC) st->rcmax = MS_CU_ORRC;
     }
 #endif
@@ -7620,17 +7622,16 @@ extern "C" int ms__cuda_init(ms_resource *res) {
 #endif
 #ifdef MS_CU_K1_ROWCUT
     { /* round 31A: a measurement knob, MS_CU_RC_MIN (tokens a chunk; 0: every plain step, a huge value: never) */
-        const char *ev = getenv("MS_CU_RC_MIN");
-        st->rcmin = ev && *ev ? atoi(ev) : MS_CU_RC_MINCHUNK;
-        const char *eb = getenv("MS_CU_RC_BITS"); /* 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
+        st->rcmin = ms_cu_env_int("MS_CU_RC_MIN", MS_CU_RC_MINCHUNK);
+        /* MS_CU_RC_BITS: 1: K1 counts, K2 never reads (K1's cost alone); 3: both */
 #  ifdef MS_CU_RC_INST
 #    ifdef MS_CU_RC_LEAN
-        st->rcbits = eb && *eb ? (atoi(eb) & 63) : 15; /* round 33A: 8, K1's count filtered; 16 by the running max; 32 acq_rel */
+        st->rcbits = ms_cu_env_int("MS_CU_RC_BITS", 15) & 63; /* round 33A: 8, K1's count filtered; 16 by the running max; 32 acq_rel */
 #    else
-        st->rcbits = eb && *eb ? (atoi(eb) & 7) : 7; /* round 32A: 4, K2's pre-test (ms_cu_k2_rowcut) */
+        st->rcbits = ms_cu_env_int("MS_CU_RC_BITS", 7) & 7; /* round 32A: 4, K2's pre-test (ms_cu_k2_rowcut) */
 #    endif
 #  else
-        st->rcbits = eb && *eb ? (atoi(eb) & 3) : 3;
+        st->rcbits = ms_cu_env_int("MS_CU_RC_BITS", 3) & 3;
 #  endif
     }
 #endif
@@ -8010,11 +8011,15 @@ extern "C" int32_t ms__cuda_minchunk(int32_t c) {
  * B = 64 and 256, see docs/cuda.md): at small batches a row spreads over many blocks. Never chunks under
  * ms_cu_minchunk (1024 unless set), but chunks of at most 32768 tokens, so that a chunk's min-p survivors
  * usually fit K2's stage (flat rows at B=256 overflowed it with 76k-token chunks and took the re-reading path). */
+/* The fewest chunks a row of V tokens takes: chunks of at most 32768 tokens (ms_cu_grid, and the rules that change G) */
+static int32_t ms_cu_grid_least(int32_t V) {
+    return (int32_t)((V + 32767) / 32768);
+}
 static int32_t ms_cu_grid(int sm_count, int32_t n, int32_t V) {
     const int64_t want = ((int64_t)sm_count * 4) / n; /* rounded down: all blocks in one wave */
     const int64_t most = ((int64_t)V + ms_cu_minchunk - 1) / ms_cu_minchunk;
     int32_t G = (int32_t)(want < most ? want : most);
-    const int32_t least = (int32_t)((V + 32767) / 32768);
+    const int32_t least = ms_cu_grid_least(V);
     if (G < least) G = least;
     if (G < 1) G = 1;
     return G;
@@ -8170,7 +8175,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
     if (st->wchunk > 0 && a.elem == 4 && ms_cu_minchunk == MS_CU_MINCHUNK &&
         (int64_t)n * a.G <= 2 * (int64_t)st->sm_count) {
         const int32_t g2 = (int32_t)(((int64_t)V + st->wchunk - 1) / st->wchunk);
-        if (g2 >= 1 && g2 >= (int32_t)((V + 32767) / 32768) && g2 < a.G) a.G = g2;
+        if (g2 >= 1 && g2 >= ms_cu_grid_least(V) && g2 < a.G) a.G = g2;
     }
 #endif
 #ifdef MS_CU_K4_FREESM
@@ -8183,7 +8188,7 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
      * (H200, with -DMS_CU_CARVE=100 -DMS_CU_K3_B0LATE, one run): B=1 flat -0.1, peaked -0.45 us against main; off. */
     if ((int64_t)n * a.G <= 2 * (int64_t)st->sm_count && n < st->sm_count) {
         const int32_t g2 = (st->sm_count - n) / n;
-        if (g2 >= (int32_t)((V + 32767) / 32768) && g2 < a.G) a.G = g2;
+        if (g2 >= ms_cu_grid_least(V) && g2 < a.G) a.G = g2;
     }
 #endif
     a.apply_penalty = apply_penalty;
