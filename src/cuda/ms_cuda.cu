@@ -499,6 +499,35 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #if defined(MS_CU_OR_SB) && (!defined(MS_CU_OR_WSTAGE) || !defined(MS_CU_OR_WSEL) || !defined(MS_CU_OR_XBINS))
 #  error "-DMS_CU_OR_SB needs MS_CU_OR_WSTAGE, MS_CU_OR_WSEL and MS_CU_OR_XBINS (the defaults)"
 #endif
+/* Round 35A (-DMS_CU_OR_TKGATE, off; docs/cuda.md): the one-read pass's online top-k' cut (round 14: the stk round trip
+ * each bookkeeping step, the scan every MS_CU_OR_SCAN-th) only once it can give a cut. A scan finds one only when some
+ * bin's count from the top reaches k', so only when the block's counted (staged) tokens number >= k'; before that it
+ * returns none, and stk holds 0 or a cut some other warp found, which needed the same. A warp opens its gate (tg,
+ * warp-uniform, never closed again) when one of its own stagings returns a stage count >= k' (ms_cu_stage4r: the slot
+ * after the lane's token, from the stage's own atomic, so no extra shared load); until then it skips the stk atomicMax,
+ * its shuffle and the scan. The bins are still counted for every staged token (a later scan needs them), and the scan
+ * schedule (ns) is D's. Exact: skipping only leaves a warp's cut lower (min-p's, or the top-k' cut it last held), and
+ * every cut it applies is one of D's valid cuts (rounds 14 and 19B); stk only holds valid cuts, fewer of them. Needs
+ * MS_CU_OR_WSTAGE and MS_CU_OR_XBINS (the defaults), not MS_CU_OR_SB, MS_CU_OR_ROWCUT or MS_CU_OR_RC2. */
+#if defined(MS_CU_OR_TKGATE) && (!defined(MS_CU_OR_WSTAGE) || !defined(MS_CU_OR_XBINS) || defined(MS_CU_OR_SB) || \
+                                 defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2))
+#  error "-DMS_CU_OR_TKGATE needs MS_CU_OR_WSTAGE and MS_CU_OR_XBINS (the defaults), not MS_CU_OR_SB, _ROWCUT or _RC2"
+#endif
+/* Round 35A, =2 (-DMS_CU_OR_TKGATE=2): no gate in the staging (=1's vote and per-token compare cost flat rows more than
+ * the gate saved); instead (a) a warp reads the block's cut stk with a plain (volatile) shared load by every lane, not
+ * lane 0's atomicMax(stk, tkk) and a shuffle: every rise of a warp's tkk other than one read from stk is published to stk
+ * by its scan's atomicMax at once, so stk >= tkk always and that atomicMax only ever read stk; a load reads the same word
+ * (a stale or, in principle, lane-dependent value is an older, lower one: every value stk held is a valid cut); and
+ * (b) the scan (ms_cu_or_tkcut) runs at its steps only once the block's stage count *rn (read by a volatile load, every
+ * lane, made warp-uniform by __any_sync; sticky in tg) is >= kk: below that no bin's count from the top can reach kk. */
+#if defined(MS_CU_OR_TKGATE) && MS_CU_OR_TKGATE == 2
+#  define MS_CU_TKG2
+#  ifdef MS_CU_OR_DYN
+#    error "-DMS_CU_OR_TKGATE=2 is not built with MS_CU_OR_DYN"
+#  endif
+#elif defined(MS_CU_OR_TKGATE)
+#  define MS_CU_TKG1
+#endif
 
 /* Round 19C (docs/cuda.md, docs/decisions.md), on since its call: the lite steps' early branches of K1 and K2 (round
  * 18C) with less code on their path. MS_CU_EARLY_NOWIN: c.win = false written after their set-up, the value it already
@@ -2434,6 +2463,20 @@ __device__ __forceinline__ void ms_cu_stage4(uint32_t *rn, unsigned long long *w
             i++;
         }
 }
+#ifdef MS_CU_TKG1
+/* Round 35A: ms_cu_stage4, returning the stage's count just after this call's tokens (its slots' end) */
+__device__ __forceinline__ uint32_t ms_cu_stage4r(uint32_t *rn, unsigned long long *wq, int32_t t, const float *x,
+                                                  uint32_t pm) {
+    uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        if ((pm >> k) & 1u) {
+            if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
+            i++;
+        }
+    return i;
+}
+#endif
 
 #if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
 template <int NG, bool RG, bool F32S = false, bool RC = false> /* RC: round 32A's ticket (rtk), from the early branch */
@@ -3014,6 +3057,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #if defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2)
                                                 , uint32_t *rcs, int rcg, int rcG
 #endif
+#ifdef MS_CU_TKG2
+                                                , const uint32_t *rnp /* round 35A: the stage's count (*rn) */
+#endif
 #ifdef MS_CU_OR_DYN
                                                 , const ms_cu_ordyn &dyn
 #endif
@@ -3029,6 +3075,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     bool tk = false;         /* round 14: the online top-k' cut runs (block-uniform, set at the first step) */
     float ry = 0.0f, osc = 0.0f; /* its reference and bin scale (ms_cu_obin): of x with MS_CU_OR_XBINS, else of y */
     uint32_t ns = 0;         /* this warp's steps */
+#if defined(MS_CU_TKG1) || defined(MS_CU_TKG2)
+    bool tg = false; /* round 35A: this warp's gate (warp-uniform): a staging of its returned a stage count >= kk */
+#endif
     uint32_t ck = 0; /* the bound's key the cut came from (0: none; every key, -inf's included, is above 0) */
     int32_t ts = t0;
 #ifdef MS_CU_STAMPS
@@ -3266,11 +3315,23 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 tk = false;
 #endif
             }
+#ifdef MS_CU_TKG2
+            /* round 35A (=2): the block's top-k' cut read by every lane with a plain load (stk >= tkk always: above), issued
+             * before the bound's round trip so that the two overlap; stk is 0 in rows without the cut (tk false: unused) */
+            uint32_t tko = *(volatile const uint32_t *)stk;
+#else
             uint32_t tko = 0;
+#endif
             if (lane == 0) {
                 const uint32_t o = atomicMax(smax, wk);
                 wk = o > wk ? o : wk;
+#ifdef MS_CU_TKG1
+                if (tg) tko = atomicMax(stk, tkk); /* round 35A: only once the gate is open (tg implies tk) */
+#elif defined(MS_CU_TKG2)
+                /* round 35A (=2): stk read by every lane above (a plain load), not here */
+#else
                 if (tk) tko = atomicMax(stk, tkk); /* round 14: the block's best top-k' cut so far */
+#endif
             }
             wk = __shfl_sync(FULL, wk, 0);
             bool rc = false;
@@ -3280,8 +3341,14 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 rc = true;
                 MS_CU_ORQ_ADD(5, 1u);
             }
+#ifdef MS_CU_TKG1
+            if (tg) { /* round 35A: warp-uniform; implies tk */
+#else
             if (tk) { /* block-uniform */
+#endif
+#ifndef MS_CU_TKG2 /* round 35A (=2): tko is every lane's own load (above) */
                 tko = __shfl_sync(FULL, tko, 0);
+#endif
                 if (tko > tkk) {
                     tkk = tko;
                     rc = true;
@@ -3318,7 +3385,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
                 /* Round 14: every MS_CU_OR_SCAN-th step of a warp (staggered over the warps), the first bin b
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
+#ifdef MS_CU_TKG2
+                /* round 35A (=2): and only once the block's stage holds kk tokens (warp-uniform, sticky) */
+                if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
+                    (tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)))) {
+#else
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
+#endif
 #ifdef MS_CU_OR_RC2
                     uint32_t nr = 0; /* round 30A: the block's slot cut below rcn counted tokens, from the same read */
                     const uint32_t nk = ms_cu_or_tkcut2(oh, kk, ry, osc, T, tkk, lane, rcn, rcpub, nr);
@@ -3359,8 +3432,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     }
 #endif
                 }
+#ifndef MS_CU_TKG1
                 ns++;
+#endif
             }
+#ifdef MS_CU_TKG1
+            ns++; /* round 35A: D's scan schedule (ns counts every bookkeeping step; read only where tk) */
+#endif
             if (rc) cut = tkk ? fmaxf(mcut, ms_cu_unkey(tkk)) : mcut; /* warp-uniform */
 #ifdef MS_CU_OR_WSTAGE
             { /* round 20A: the step's passing tokens (the same set as below: v >= cut, NaN never) staged one token a
@@ -3396,6 +3474,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 for (unsigned sbal; (sbal = __ballot_sync(FULL, M != 0)) != 0u; sb += (uint32_t)__popc(sbal)) { /* warp-uniform */
 #  else
                 MS_CU_ORQ_ADD(2, __any_sync(FULL, M != 0) ? 1u : 0u);
+#    ifdef MS_CU_TKG1
+                bool go = false; /* round 35A: a staging of this lane's returned a stage count >= kk */
+#    endif
                 while (__any_sync(FULL, M != 0)) { /* warp-uniform */
 #  endif
                     MS_CU_ORQ_ADD(3, 1u);
@@ -3429,7 +3510,11 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                         if (tk) /* round 14's count, as below (bins of x: MS_CU_OR_XBINS) */
                             atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u);
 #  else
+#    ifdef MS_CU_TKG1
+                        go |= pass(t + (j >> 2) * step + (j & 3), &y, 1u) >= kk; /* round 35A */
+#    else
                         pass(t + (j >> 2) * step + (j & 3), &y, 1u);
+#    endif
                         if (tk) /* round 14's count, as below */
 #    if defined(MS_CU_OR_XBINS) && defined(MS_CU_OR_SB_BIN)
                             atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u); /* round 34B: the same bin, no branch */
@@ -3441,6 +3526,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #  endif
                     }
                 }
+#  ifdef MS_CU_TKG1
+                if (!tg && __any_sync(FULL, go)) tg = tk; /* round 35A: open once the stage holds kk tokens (warp-uniform) */
+#  endif
             }
 #else
 #  ifdef MS_CU_STAMPS
@@ -3654,7 +3742,11 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #ifdef MS_CU_OR_SB
     const ms_cu_or_stage_sb stage = {rn, wq}; /* round 34B: the lambda below with the warp-step's reservation */
 #else
+#  ifdef MS_CU_TKG1
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) { return ms_cu_stage4r(rn, wq, t, x, pm); }; /* round 35A */
+#  else
     auto stage = [&](int32_t t, const float *x, uint32_t pm) { ms_cu_stage4(rn, wq, t, x, pm); };
+#  endif
 #endif
 #ifdef MS_CU_OR_ROWCUT
     /* round 20A: the row's slots when its blocks fit them (ms_cu_k2_scan1) */
@@ -3665,6 +3757,8 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 #elif defined(MS_CU_OR_RC2)
     /* round 30A: the row's slots (own workspace: a.orc non-NULL) when its blocks fit them */
 #  define MS_CU_RC_ARGS , (a.orc && MS_CU_ORG(a) <= a.rcmax ? a.orc + (size_t)r * MS_CU_ORRC : (uint32_t *)NULL), (int)g, (int)MS_CU_ORG(a)
+#elif defined(MS_CU_TKG2)
+#  define MS_CU_RC_ARGS , rn /* round 35A: the gate's stage count */
 #else
 #  define MS_CU_RC_ARGS
 #endif
