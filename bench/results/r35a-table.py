@@ -11,8 +11,8 @@ for l in open(sys.argv[1]):
     m = re.match(r'== bench (\S+), V=\d+, (\S+) \(.*\)(, bf16)? \(', l)
     if m: st = m.group(1); v = m.group(2); dt = 'bf16' if m.group(3) else 'fp32'; continue
     f = l.split()
-    if len(f) >= 9 and f[0] in ('full', 'top-p') and f[2].isdigit():
-        k = (v, f[0], dt, f[1], int(f[2])); runs[k].append(float(f[4])); floors[k[1:]].append(float(f[5]))
+    if len(f) >= 9 and f[0].split('.')[0] in ('full', 'top-p') and f[2].isdigit():
+        k = (v, f[0].split('.')[0], f[0].split('.')[1] if '.' in f[0] else 'fp32', f[1], int(f[2])); runs[k].append(float(f[4])); floors[k[1:]].append(float(f[5]))
         if f[8] != '0/0': tok[k] = f[8]
 vs = []
 for k in runs:

@@ -508,7 +508,9 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * its shuffle and the scan. The bins are still counted for every staged token (a later scan needs them), and the scan
  * schedule (ns) is D's. Exact: skipping only leaves a warp's cut lower (min-p's, or the top-k' cut it last held), and
  * every cut it applies is one of D's valid cuts (rounds 14 and 19B); stk only holds valid cuts, fewer of them. Needs
- * MS_CU_OR_WSTAGE and MS_CU_OR_XBINS (the defaults), not MS_CU_OR_SB, MS_CU_OR_ROWCUT or MS_CU_OR_RC2. */
+ * MS_CU_OR_WSTAGE and MS_CU_OR_XBINS (the defaults), not MS_CU_OR_SB, MS_CU_OR_ROWCUT or MS_CU_OR_RC2. Measured (H200, full
+ * setting V=151936, bench/results/cuda_h200_2026-12-02-round35a.md): fp32 flat B=28..128 +0.5..+1.0 us, bf16 flat B=64
+ * +1.5 (the gate's vote after each staging loop and its per-token compare cost more than the round trip), peaked level. */
 #if defined(MS_CU_OR_TKGATE) && (!defined(MS_CU_OR_WSTAGE) || !defined(MS_CU_OR_XBINS) || defined(MS_CU_OR_SB) || \
                                  defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2))
 #  error "-DMS_CU_OR_TKGATE needs MS_CU_OR_WSTAGE and MS_CU_OR_XBINS (the defaults), not MS_CU_OR_SB, _ROWCUT or _RC2"
@@ -519,7 +521,8 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * by its scan's atomicMax at once, so stk >= tkk always and that atomicMax only ever read stk; a load reads the same word
  * (a stale or, in principle, lane-dependent value is an older, lower one: every value stk held is a valid cut); and
  * (b) the scan (ms_cu_or_tkcut) runs at its steps only once the block's stage count *rn (read by a volatile load, every
- * lane, made warp-uniform by __any_sync; sticky in tg) is >= kk: below that no bin's count from the top can reach kk. */
+ * lane, made warp-uniform by __any_sync; sticky in tg) is >= kk: below that no bin's count from the top can reach kk.
+ * Measured (round 35A's call 2): fp32 flat B=28..128 -0.16..+0.09 us, peaked -0.01..-0.51 (B=64 -0.05), bf16 B=64 level. */
 #if defined(MS_CU_OR_TKGATE) && MS_CU_OR_TKGATE == 2
 #  define MS_CU_TKG2
 #  ifdef MS_CU_OR_DYN
