@@ -523,10 +523,20 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * (b) the scan (ms_cu_or_tkcut) runs at its steps only once the block's stage count *rn (read by a volatile load, every
  * lane, made warp-uniform by __any_sync; sticky in tg) is >= kk: below that no bin's count from the top can reach kk.
  * Measured (round 35A's call 2): fp32 flat B=28..128 -0.16..+0.09 us, peaked -0.01..-0.51 (B=64 -0.05), bf16 B=64 level. */
-#if defined(MS_CU_OR_TKGATE) && MS_CU_OR_TKGATE == 2
+/* Round 35A, =3 (-DMS_CU_OR_TKGATE=3, built after the round's calls, not run): =2 with the pass's loop in two copies, the
+ * first (phase 0) without the cut's per-step work at compile time (no stk load, no adoption, no scan: tkk stays 0 there;
+ * the bins still counted, ns still counted), left for the second (D's loop with =2's load) at the first bookkeeping step
+ * after which the block's stage count *rn is >= kk (warp-uniform: __any_sync of every lane's volatile load). The aim:
+ * round 34B's NB (tk a compile-time false) ran K2or's loop 0.22M and its bookkeeping 0.35M warp instructions shorter at
+ * peaked B=64, which =2's run-time gate does not. Exact as =2: phase 0 only skips reads of stk and scans, which returns
+ * none below kk anyway; the loop's state (t, tb, the ring's slot, first, the cuts) carries over unchanged. */
+#if defined(MS_CU_OR_TKGATE) && (MS_CU_OR_TKGATE == 2 || MS_CU_OR_TKGATE == 3)
 #  define MS_CU_TKG2
+#  if MS_CU_OR_TKGATE == 3
+#    define MS_CU_TKG3
+#  endif
 #  ifdef MS_CU_OR_DYN
-#    error "-DMS_CU_OR_TKGATE=2 is not built with MS_CU_OR_DYN"
+#    error "-DMS_CU_OR_TKGATE=2 or 3 is not built with MS_CU_OR_DYN"
 #  endif
 #elif defined(MS_CU_OR_TKGATE)
 #  define MS_CU_TKG1
@@ -3167,6 +3177,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             }
         };
         for (int32_t t = tb + lane * 4; tb < tv; adv(), t = tb + lane * 4) {
+#elif defined(MS_CU_TKG3)
+        /* round 35A (=3): the loop in two copies (the outer loop unrolled: ph a constant in each), phase 0 left for phase 1
+         * (t, tb advanced past the step) once the block's stage holds kk tokens */
+        int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4;
+#pragma unroll
+        for (int ph = 0; ph < 2; ph++)
+        for (; tb < tv; t += NG * step, tb += NG * step) {
 #else
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
 #endif
@@ -3321,7 +3338,11 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_TKG2
             /* round 35A (=2): the block's top-k' cut read by every lane with a plain load (stk >= tkk always: above), issued
              * before the bound's round trip so that the two overlap; stk is 0 in rows without the cut (tk false: unused) */
+#  ifdef MS_CU_TKG3
+            uint32_t tko = ph ? *(volatile const uint32_t *)stk : 0u; /* round 35A (=3): none in phase 0 */
+#  else
             uint32_t tko = *(volatile const uint32_t *)stk;
+#  endif
 #else
             uint32_t tko = 0;
 #endif
@@ -3346,6 +3367,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             }
 #ifdef MS_CU_TKG1
             if (tg) { /* round 35A: warp-uniform; implies tk */
+#elif defined(MS_CU_TKG3)
+            if (ph && tk) { /* round 35A (=3): phase 1 only (ph a constant in each copy of the loop) */
 #else
             if (tk) { /* block-uniform */
 #endif
@@ -3439,6 +3462,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ns++;
 #endif
             }
+#ifdef MS_CU_TKG3
+            else ns++; /* round 35A (=3): phase 0 counts its steps too (D's scan schedule) */
+#endif
 #ifdef MS_CU_TKG1
             ns++; /* round 35A: D's scan schedule (ns counts every bookkeeping step; read only where tk) */
 #endif
@@ -3566,6 +3592,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 }
             }
 #endif /* MS_CU_OR_WSTAGE */
+#ifdef MS_CU_TKG3
+            /* round 35A (=3): phase 0 ends once the block's stage holds kk tokens (warp-uniform; tk block-uniform) */
+            if (!ph && tk && __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)) {
+                tg = true;
+                t += NG * step;
+                tb += NG * step;
+                break;
+            }
+#endif
         }
         if (RG) ms_cu_cp_wait_all(); /* only empty groups are left; none outlives the scan (the ring aliases sbuf) */
         ts = tv;
