@@ -6152,7 +6152,11 @@ __device__ __forceinline__ void ms_cu_k4_fin_ld(const ms_cu_pe *T, const int32_t
  * the barrier warp 0 writes each mass to slot cnt + tie (its position in the order key descending, id ascending: a
  * permutation, the ids being distinct), scans the slots once, and the mass strictly above candidate i is the exclusive
  * sum at slot cnt_i (the slots before it hold exactly the greater keys): the same integer sum as pass 1's A. Then the
- * filters, the floor and the draw as =1 / =2. */
+ * filters, the floor and the draw as =1 / =2.
+ * Measured (round 35C, docs/cuda.md; H200, full setting V=151936, two calls): =2 fp32 B=1 flat -0.26 / -0.21 us, peaked
+ * -0.36 / -0.34, bf16 B=1 -0.28 / -0.29, B=2..16 -0.03..-0.26, but flat B=32 +0.17 (one call); =4 no better at B=1 and
+ * +0.44..+0.56 at flat B=32..128. Exact (10 CUDA tests on =2 and on =4). Off; =1 recommended on (only ms_cu_k4w's SASS
+ * changes, and it is =2's). */
 #ifdef MS_CU_K4_IDSCAN
 #  define MS_CU_IDS(WP) ((MS_CU_K4_IDSCAN) == 2 || ((MS_CU_K4_IDSCAN) == 1 && (WP)))
 #  define MS_CU_IDS3(WP) ((MS_CU_K4_IDSCAN) == 4 || ((MS_CU_K4_IDSCAN) == 3 && (WP)))
