@@ -6266,6 +6266,84 @@ __device__ __forceinline__ void ms_cu_k4_fin_ld(const ms_cu_pe *T, const int32_t
 #ifdef MS_CU_NP
 #  define MS_CU_K4_NPRE /* ms_cu_k4_list: template argument NP, argument npre */
 #endif
+/* Round 35C (-DMS_CU_K4_IDSCAN, off; =1: ms_cu_k4w alone (the WP instantiation, B=1's warm-up steps), =2: every K4):
+ * the finish's draw without its second block pass. Pass 1 also counts, for candidate i, the entries with a smaller id
+ * (its rank in id order, packed above the count of greater keys in the same 32-bit word: both < 2^16 for n <= 64, so
+ * the same three xor shuffles). Warp 0 then applies the filters and the floor as before, writes each entry's drawn mass
+ * (0 for the dropped) and id to slot rank (a permutation of 0..n-1: the ids are distinct), and after __syncwarp reads
+ * slots 2 lane, 2 lane + 1: one warp inclusive scan of the pairs gives every slot the drawn mass of the smaller ids, P,
+ * and the total (the last lane's sum: the kept total of ms_cu_k4_floor, which is the sum of the same drawn masses), so
+ * the target and the draw stay in warp 0: no third block barrier, no shared target, no pass 2 over the list. Exact: P
+ * and the total are the same integer sums as pass 2's and the floor's (over the same entries, another order); the hit
+ * test is pass 2's; the kept intervals [P, P + q) partition [0, total) and target < total, so exactly one slot hits,
+ * as there. The floor's reductions run only when c.floor (floor_on needs them; the total is the scan's). */
+/* -DMS_CU_K4_IDSCAN=3 (ms_cu_k4w alone) / =4 (every K4): also no entries phase, so one block barrier after the list's
+ * instead of three. Pass 1 reads the list itself (key, id: 8 bytes an entry) and counts for candidate i the entries with a
+ * greater key (cnt), those with its key and a smaller id (tie) and those with a smaller id (rank), three 8-bit fields of
+ * one word (each < 64); the group's first thread computes i's mass (ms_cu_from_y, as the entries phase) beside it. After
+ * the barrier warp 0 writes each mass to slot cnt + tie (its position in the order key descending, id ascending: a
+ * permutation, the ids being distinct), scans the slots once, and the mass strictly above candidate i is the exclusive
+ * sum at slot cnt_i (the slots before it hold exactly the greater keys): the same integer sum as pass 1's A. Then the
+ * filters, the floor and the draw as =1 / =2.
+ * Measured (round 35C, docs/cuda.md; H200, full setting V=151936, two calls): =2 fp32 B=1 flat -0.26 / -0.21 us, peaked
+ * -0.36 / -0.34, bf16 B=1 -0.28 / -0.29, B=2..16 -0.03..-0.26, but flat B=32 +0.17 (one call); =4 no better at B=1 and
+ * +0.44..+0.56 at flat B=32..128. Exact (10 CUDA tests on =2 and on =4). Off; =1 recommended on (only ms_cu_k4w's SASS
+ * changes, and it is =2's). */
+#ifdef MS_CU_K4_IDSCAN
+#  define MS_CU_IDS(WP) ((MS_CU_K4_IDSCAN) == 2 || ((MS_CU_K4_IDSCAN) == 1 && (WP)))
+#  define MS_CU_IDS3(WP) ((MS_CU_K4_IDSCAN) == 4 || ((MS_CU_K4_IDSCAN) == 3 && (WP)))
+#  define MS_CU_IDS_E 336 /* words past sh: the drawn masses by id rank (64), then the ids (32 words); past round 21C's */
+#  define MS_CU_IDS_I 400 /* dry list (MS_CU_PW_LIST + 64 = 328) and inside a dry group's area (512 words) */
+static_assert(MS_CU_IDS_I + MS_CU_WARP_N / 2 <= 512 && MS_CU_IDS_I + MS_CU_WARP_N / 2 <= MS_CU_K4L_CAP, "round 35C's slots");
+#else
+#  define MS_CU_IDS(WP) false
+#  define MS_CU_IDS3(WP) false
+#endif
+/* Round 35C: warp 0's end of the finish (=1..=4): the filters and the floor on the lane's two entries (v, id, q, cn, Ab,
+ * kp as ms_cu_k4_fin_ld gives them; rk: their id ranks), the drawn masses by id rank, one scan, the draw (above). */
+#ifdef MS_CU_K4_IDSCAN
+__device__ __forceinline__ void ms_cu_k4_ids_draw(const ms_cu_args &a, int32_t r, const ms_cu_row &c, const ms_cu_filt &f,
+                                                  int32_t n, uint64_t m0, unsigned long long *sh, uint64_t dbits, bool dry,
+                                                  int lane, const bool v[2], const int32_t id[2], const uint64_t q[2],
+                                                  const int32_t cn[2], const uint64_t Ab[2], bool kp[2], const int32_t rk[2]) {
+    const unsigned FULL = 0xffffffffu;
+    ms_cu_k4_filter(c, f, m0, q, cn, Ab, kp);
+    if (!dry) ms_cu_stamp_f(14);
+    bool floor_on = false, sp[2] = {false, false};
+    if (c.floor) (void)ms_cu_k4_floor(c, id, q, kp, sp, floor_on); /* floor_on; the total is the scan's */
+    unsigned long long *Esh = sh + MS_CU_IDS_E;
+    int32_t *Ish = (int32_t *)(sh + MS_CU_IDS_I);
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+        if (v[h]) {
+            Esh[rk[h]] = (kp[h] && !(floor_on && sp[h])) ? q[h] : 0;
+            Ish[rk[h]] = id[h];
+        }
+    __syncwarp();
+    const int x0 = 2 * lane;
+    const uint64_t e0 = x0 < n ? Esh[x0] : 0, e1 = x0 + 1 < n ? Esh[x0 + 1] : 0;
+    const int32_t i0 = x0 < n ? Ish[x0] : 0, i1 = x0 + 1 < n ? Ish[x0 + 1] : 0;
+    const uint64_t sm = e0 + e1;
+    uint64_t inc = sm;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint64_t u = __shfl_up_sync(FULL, inc, o);
+        if (lane >= o) inc += u;
+    }
+    const uint64_t total = __shfl_sync(FULL, inc, 31);
+    if (!dry) ms_cu_stamp_f(15);
+    if (total == 0) {
+        if (lane == 0 && !dry) ms_cu_out(a, r, -1, MS_ROW_EMPTY);
+        return;
+    }
+    const uint64_t target = ms__draw_target(dbits, total);
+    const uint64_t P0 = inc - sm, P1 = P0 + e0;
+    const bool hit0 = e0 > 0 && P0 <= target && target - P0 < e0;
+    const bool hit1 = e1 > 0 && P1 <= target && target - P1 < e1;
+    const unsigned bal = __ballot_sync(FULL, hit0 || hit1);
+    if (!dry && bal != 0u && lane == __ffs(bal) - 1) ms_cu_out(a, r, hit0 ? i0 : i1, MS_ROW_OK);
+}
+#endif
 #ifdef MS_CU_K4_FUSE
 template <bool WP = false, bool FU = false> /* WP: round 21C's grouped warm-up may run in this instantiation (MS_CU_PW); FU: round 29C */
 #else
@@ -6300,6 +6378,71 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     int32_t *Csh = (int32_t *)(sh + 3 * MS_CU_WARP_N);
     __shared__ unsigned long long fin_tgt;
     __shared__ int fin_go;
+#ifdef MS_CU_K4_IDSCAN
+    if constexpr (MS_CU_IDS3(WP)) { /* round 35C's =3 / =4 (above MS_CU_IDS3): one block barrier */
+        unsigned long long *Qsh = sh + 2 * MS_CU_WARP_N; /* Ash's words: each entry's mass */
+        unsigned long long *Ksh = sh, *Psh = sh + MS_CU_WARP_N; /* T's words: masses by key position, the masses above */
+        const int i = t >> 3, s = t & 7;
+        if (!pw || rg == 1) {
+            const unsigned long long ei = i < n ? cand[i] : 0;
+            const uint32_t ki = (uint32_t)(ei >> 32);
+            const int32_t ii = (int32_t)(uint32_t)ei;
+            uint32_t w = 0;
+#pragma unroll 4
+            for (int32_t j = s; j < n; j += 8) {
+                const unsigned long long e = cand[j];
+                const uint32_t kj = (uint32_t)(e >> 32);
+                const bool lt = (int32_t)(uint32_t)e < ii;
+                w += (uint32_t)(kj > ki) + ((uint32_t)(kj == ki && lt) << 8) + ((uint32_t)lt << 16);
+            }
+            uint64_t qi = 0;
+            if (s == 0 && i < n) qi = ms_cu_from_y(c, ms_cu_unkey(ki), ii).q;
+#pragma unroll
+            for (int o = 1; o < 8; o <<= 1) w += __shfl_xor_sync(FULL, w, o);
+            if (s == 0 && i < n) {
+                Csh[i] = (int32_t)w;
+                Qsh[i] = qi;
+            }
+        }
+        if (!pw) __syncthreads();
+        if (!dry) ms_cu_stamp_f(13);
+        if ((!pw || rg == 2) && t < 32) {
+            int32_t id[2], cn[2], rk[2], pk[2];
+            uint64_t q[2], Ab[2];
+            bool v[2], kp[2];
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int x = lane + 32 * h;
+                v[h] = x < n;
+                id[h] = v[h] ? (int32_t)(uint32_t)cand[x] : 0;
+                const uint32_t wv = v[h] ? (uint32_t)Csh[x] : 0u;
+                cn[h] = (int32_t)(wv & 0xffu);
+                pk[h] = cn[h] + (int32_t)((wv >> 8) & 0xffu);
+                rk[h] = (int32_t)(wv >> 16);
+                q[h] = v[h] ? Qsh[x] : 0;
+                kp[h] = v[h];
+                if (v[h]) Ksh[pk[h]] = q[h];
+            }
+            __syncwarp();
+            const int x0 = 2 * lane;
+            const uint64_t k0 = x0 < n ? Ksh[x0] : 0, k1 = x0 + 1 < n ? Ksh[x0 + 1] : 0;
+            uint64_t inc = k0 + k1;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const uint64_t u = __shfl_up_sync(FULL, inc, o);
+                if (lane >= o) inc += u;
+            }
+            const uint64_t ex = inc - (k0 + k1);
+            Psh[x0] = ex;
+            Psh[x0 + 1] = ex + k0;
+            __syncwarp();
+#pragma unroll
+            for (int h = 0; h < 2; h++) Ab[h] = v[h] ? Psh[cn[h]] : 0;
+            ms_cu_k4_ids_draw(a, r, c, f, n, m0, sh, dbits, dry, lane, v, id, q, cn, Ab, kp, rk);
+        }
+        return;
+    }
+#endif
 #ifdef MS_CU_K4_FUSE
     if (!(FU && ft)) { /* round 29C: else T is written (the list's or the trim's barrier ordered it) */
 #endif
@@ -6322,6 +6465,26 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     const uint32_t ki = i < n ? T[i].key : 0;
     int32_t cnt = 0;
     unsigned long long A = 0;
+#ifdef MS_CU_K4_IDSCAN
+    if constexpr (MS_CU_IDS(WP)) { /* round 35C: the id rank in bits 16.. */
+        const int32_t ii = i < n ? T[i].id : 0;
+#pragma unroll 4
+        for (int32_t j = s; j < n; j += 8) {
+            const ms_cu_pe e = T[j];
+            const bool gt = e.key > ki;
+            cnt += (int32_t)gt + ((int32_t)(e.id < ii) << 16);
+            A += gt ? e.q : 0;
+        }
+    } else {
+#pragma unroll 4
+        for (int32_t j = s; j < n; j += 8) {
+            const ms_cu_pe e = T[j];
+            const bool gt = e.key > ki;
+            cnt += gt;
+            A += gt ? e.q : 0;
+        }
+    }
+#else
 #pragma unroll 4
     for (int32_t j = s; j < n; j += 8) {
         const ms_cu_pe e = T[j];
@@ -6329,6 +6492,7 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         cnt += gt;
         A += gt ? e.q : 0;
     }
+#endif
 #pragma unroll
     for (int o = 1; o < 8; o <<= 1) {
         cnt += __shfl_xor_sync(FULL, cnt, o);
@@ -6374,6 +6538,23 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         if (s == 0 && i < n) {
             const uint64_t qi = ((kmask >> i) & 1ull) ? T[i].q : 0;
             if (qi > 0 && P <= target && target - P < qi && !dry) ms_cu_out(a, r, idi, MS_ROW_OK);
+        }
+        return;
+    }
+#endif
+#ifdef MS_CU_K4_IDSCAN
+    if constexpr (MS_CU_IDS(WP)) { /* round 35C (above): warp 0 decides and draws; the other warps are done */
+        if ((!pw || rg == 2) && t < 32) {
+            int32_t id[2], cn[2], rk[2];
+            uint64_t q[2], Ab[2];
+            bool v[2], kp[2];
+            ms_cu_k4_fin_ld(T, Csh, Ash, n, lane, v, id, q, cn, Ab, kp);
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                rk[h] = cn[h] >> 16;
+                cn[h] &= 0xffff;
+            }
+            ms_cu_k4_ids_draw(a, r, c, f, n, m0, sh, dbits, dry, lane, v, id, q, cn, Ab, kp, rk);
         }
         return;
     }
@@ -6860,7 +7041,13 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
             p.q = 1ull << 40;
             ((ms_cu_pe *)ar)[x] = p;
             ar[2 * MS_CU_WARP_N + x] = 0;
+#ifdef MS_CU_K4_IDSCAN
+            if (MS_CU_IDS3(PW)) ar[2 * MS_CU_WARP_N + x] = 1ull << 40; /* round 35C's =3: the masses */
+            /* round 35C: id rank x (ids 0..63), =3: tie count x too (one key) */
+            ((int32_t *)(ar + 3 * MS_CU_WARP_N))[x] = MS_CU_IDS3(PW) ? (x << 8) | (x << 16) : MS_CU_IDS(PW) ? x << 16 : 0;
+#else
             ((int32_t *)(ar + 3 * MS_CU_WARP_N))[x] = 0;
+#endif
             ar[MS_CU_PW_LIST + x] = (0x80000000ull << 32) | (unsigned long long)x;
         }
         __syncthreads();
