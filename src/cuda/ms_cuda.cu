@@ -314,7 +314,7 @@
  * set-up from those slot values (ms_cu_k2or_row's qs) instead of a second dependent load after slot_ok's. Round 34C's
  * PF1 issued its prefetches before the slot's loads, which then queued behind them; PRE1 (above) held the first step in
  * registers across the scan's loop (its liveness) and lost. The same slot values (nothing in the step writes the slots)
- * and cache hints only: exact by construction. */
+ * and cache hints only: exact by construction. =2: the slot's load order alone, without the prefetch (compiled, not run). */
 /* -DMS_CU_OR_SPF_RT (with MS_CU_OR_SPF; a measurement build): SPF's order only where MS_CU_SPF in the environment at
  * resource creation is not 0 (default 1), so that one stamps binary times both orders. -DMS_CU_OR_ST35 (a stamps build):
  * K2or's thread 0 stamps events 36 (its row's settings arrived: after ms_cu_k2or_row's one-read decision) and 37 (past
@@ -4239,8 +4239,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         const int32_t sp = a.row_slot[r];
         const bool sv = sp >= 0 && sp < a.capacity;
         if (sv) spq = a.slots[sp];
-        asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
-        if (a.dtype == MS_DTYPE_F32) {
+        if (MS_CU_OR_SPF != 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
+        if (MS_CU_OR_SPF != 2 && a.dtype == MS_DTYPE_F32) { /* =2: no prefetch */
             const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
             const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
             if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
