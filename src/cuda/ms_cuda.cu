@@ -302,6 +302,41 @@
                               defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE))
 #  error "-DMS_CU_OR_PF1 (round 34C's prefetch of K2or's first steps) assumes the default K2or: its chunks as ms_cu_k2_one's"
 #endif
+/* Round 35B (-DMS_CU_OR_PRE1, off; docs/cuda.md): the ring-less K2or's fp32 threads issue their first step's logits
+ * loads (ms_cu_k2_scan1's first iteration: groups t and t + step of ms_cu_k2_one's chunk, those below its whole groups'
+ * end tv) into registers at the kernel's entry, before the slot's and the settings' dependent loads and the set-up,
+ * and that first iteration takes them instead of loading (ms_cu_orpre). =2 also the seen set's words of those groups,
+ * from the row's slot index alone (a.row_slot[r]: one load, not the settings after it). The same addresses and values
+ * as the loads they replace (nothing in the step writes the logits or the seen set). */
+/* Round 35B (-DMS_CU_OR_SPF, off; docs/cuda.md): the ring-less K2or's entry in the order the memory system serves it: the
+ * row's slot index, then the whole slot's loads issued (the settings, not only its used word), then (fp32 steps) an L1
+ * prefetch of the first step's logits (prefetch.global.L1, the groups ms_cu_k2_scan1's first iteration loads), then the
+ * set-up from those slot values (ms_cu_k2or_row's qs) instead of a second dependent load after slot_ok's. Round 34C's
+ * PF1 issued its prefetches before the slot's loads, which then queued behind them; PRE1 (above) held the first step in
+ * registers across the scan's loop (its liveness) and lost. The same slot values (nothing in the step writes the slots)
+ * and cache hints only: exact by construction. =2: the slot's load order alone, without the prefetch (compiled, not run). */
+/* -DMS_CU_OR_SPF_RT (with MS_CU_OR_SPF; a measurement build): SPF's order only where MS_CU_SPF in the environment at
+ * resource creation is not 0 (default 1), so that one stamps binary times both orders. -DMS_CU_OR_ST35 (a stamps build):
+ * K2or's thread 0 stamps events 36 (its row's settings arrived: after ms_cu_k2or_row's one-read decision) and 37 (past
+ * ms_cu_k2_one's first barrier, before the scan's first step): events that only K4's warm-up (B <= 3) stamps otherwise. */
+#ifdef MS_CU_OR_SPF_RT
+#  define MS_CU_SPF_ON(a) ((a).spf != 0)
+#else
+#  define MS_CU_SPF_ON(a) true
+#endif
+#ifdef MS_CU_OR_SPF
+#  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_EARLY) || defined(MS_CU_OR_DYN) || \
+      defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE) || defined(MS_CU_OR_PF1) || defined(MS_CU_OR_PRE1)
+#    error "-DMS_CU_OR_SPF (round 35B) assumes the default K2or (its chunks as ms_cu_k2_one's), without PF1 or PRE1"
+#  endif
+#endif
+#ifdef MS_CU_OR_PRE1
+#  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_F32) || !defined(MS_CU_OR_EARLY) || \
+      defined(MS_CU_OR_DYN) || defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE) || defined(MS_CU_OR_LOOP2) || \
+      defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2)
+#    error "-DMS_CU_OR_PRE1 (round 35B's first step at entry) assumes the default K2or: its chunks, loads and scan as ms_cu_k2_one's"
+#  endif
+#endif
 #ifdef MS_CU_OR_LOOP2
 #  if !defined(MS_CU_OR_LEAN) || !defined(MS_CU_ONEREAD)
 #    error "-DMS_CU_OR_LOOP2 needs MS_CU_OR_LEAN and MS_CU_ONEREAD (the defaults)"
@@ -829,6 +864,9 @@ typedef struct ms_cu_state {
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
     int dc2;            /* round 33B: round 32C's gate (MS_CU_OR_DCUT2_MIN, or MS_CU_ORDC2 at creation: a knob) */
+#endif
+#ifdef MS_CU_OR_SPF_RT
+    bool spf;           /* round 35B: SPF's order (MS_CU_SPF at creation, default 1; a measurement build) */
 #endif
 #ifdef MS_CU_OR_LOOP2
     bool ringk;         /* round 34C: K2's ring in every step (MS_CU_ORRING=1 at creation: a measurement knob) */
@@ -1789,6 +1827,9 @@ struct ms_cu_args {
 #endif
 #ifdef MS_CU_OR_RFK
     int32_t orf;                    /* round 33C: K2or counts its blocks in the row's c_above, ms_cu_k4rf waits on it (ms_cu_launch) */
+#endif
+#ifdef MS_CU_OR_SPF_RT
+    int32_t spf;                    /* round 35B: SPF's order this step (MS_CU_SPF at creation; a measurement build) */
 #endif
 };
 
@@ -3043,6 +3084,21 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
         }
     }
 }
+#  ifdef MS_CU_OR_PRE1
+/* Round 35B (-DMS_CU_OR_PRE1): a thread's first step of ms_cu_k2_scan1, loaded at K2or's entry (ms_cu_k2): v[u] holds
+ * the 4 fp32 logits of group t + u step where that group lies below tv (the others are left alone, as
+ * ms_cu_load_groups_f32 leaves them), on when the block took the loads (an fp32 step, the row's chunk aligned to
+ * groups of 4, at least one whole group). With =2, w[u] the seen set's 32-bit word of that group, loaded (won) when
+ * the step has a seen set and the row's slot index is in range. */
+struct ms_cu_orpre {
+    float v[MS_CU_K2_NG][4];
+#    if MS_CU_OR_PRE1 >= 2
+    uint32_t w[MS_CU_K2_NG];
+    bool won;
+#    endif
+    bool on;
+};
+#  endif
 #  ifdef MS_CU_OR_DYN
 /* Round 28A: the state of a row's pieces for a block (ms_cu_k2_scan1 with DY; ms_cu_k2_one). Its values are the
  * kernel's parameters and constants (GW = MS_CU_T123 / 32 x a.G, the end by tv): the scan's loop holds only the warp's
@@ -3075,6 +3131,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
 #ifdef MS_CU_OR_DYN
                                                 , const ms_cu_ordyn &dyn
+#endif
+#ifdef MS_CU_OR_PRE1
+                                                , const ms_cu_orpre *pre = nullptr /* round 35B: the first step, loaded */
 #endif
                                                 ) {
     const unsigned FULL = 0xffffffffu;
@@ -3133,6 +3192,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
         if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
+#ifdef MS_CU_OR_PRE1
+        bool pf = DT == 0 && !RG && pre != nullptr && pre->on; /* round 35B: the first iteration's groups are loaded */
+#endif
 #ifdef MS_CU_STAMPS
         bool half = false; /* round 18A: event 27 once (thread 0) */
 #endif
@@ -3271,6 +3333,27 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
             {
             if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
+#ifdef MS_CU_OR_PRE1
+            else if (DT == 0 && pf) {
+                /* Round 35B: ms_cu_load_groups_f32<NG>'s values from the loads issued at entry: the same groups (t is
+                 * t0 + threadIdx.x 4 in the first iteration, step blockDim.x 4, the same t0 and tv: ms_cu_k2's entry
+                 * computes them as ms_cu_k2_one does), the same addresses (c.row is the row ms_cu_k2 loaded from); the
+                 * seen words as there (c.pres implies a.seen, and the slot's index is the one slot_ok returned) */
+                pf = false;
+#pragma unroll
+                for (int u = 0; u < NG; u++) {
+                    words[u] = 0;
+                    if (t + u * step < tv) {
+                        v[u][0] = pre->v[u][0], v[u][1] = pre->v[u][1], v[u][2] = pre->v[u][2], v[u][3] = pre->v[u][3];
+#  if MS_CU_OR_PRE1 >= 2
+                        if (c.pres) words[u] = pre->won ? pre->w[u] : ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+#  else
+                        if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
+#  endif
+                    }
+                }
+            }
+#endif
 #ifdef MS_CU_OR_F32
             else if (DT == 0) ms_cu_load_groups_f32<NG>(c, t, step, tv, v, words);
 #endif
@@ -3691,7 +3774,11 @@ __device__ __forceinline__ void ms_cu_or_reread(const ms_cu_row c, const uint32_
 template <int NG, bool RG>
 __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn,
-                             unsigned long long *wq) {
+                             unsigned long long *wq
+#ifdef MS_CU_OR_PRE1
+                             , const ms_cu_orpre *pre = nullptr /* round 35B: K2or's first step, loaded at entry */
+#endif
+                             ) {
     __shared__ uint32_t res[2], keepn, sbase, smax, sref, stk;
     uint32_t *rn = res; /* the pass stage's count (res is free until the bin cut or the select) */
     uint32_t *oh = h + 1024; /* round 14: the top-k' cut's bins (h's first 256 words serve the list, after the pass) */
@@ -3749,6 +3836,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     if (threadIdx.x == 0) sdy = dy;
 #endif
     __syncthreads();
+#if defined(MS_CU_OR_ST35) && defined(MS_CU_STAMPS)
+    ms_cu_stamp(37); /* round 35B: past the set-up's first barrier, before the scan's first step */
+#endif
     const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7; /* round 23A: a.Go chunks (a.G but at B <= 3) */
 #ifdef MS_CU_OR_DYN
     const int32_t t0 = dy ? 0 : g * chunk, t1 = dy ? (g == Gr - 1 ? a.V : tvr) : min(a.V, t0 + chunk);
@@ -3810,6 +3900,10 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             : (c.dtype == MS_DTYPE_F32
                    ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn)
                    : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn));
+#elif defined(MS_CU_OR_F32) && defined(MS_CU_OR_PRE1)
+    const float rm = c.dtype == MS_DTYPE_F32
+                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, pre)
+                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
 #elif defined(MS_CU_OR_F32)
     const float rm = c.dtype == MS_DTYPE_F32
                          ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS)
@@ -3967,11 +4061,29 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
 template <bool RG>
 __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
                                                unsigned long long *sbuf, uint32_t *scnt, uint32_t *sn,
-                                               unsigned long long *smass) {
+                                               unsigned long long *smass
+#ifdef MS_CU_OR_PRE1
+                                               , const ms_cu_orpre *pre = nullptr /* round 35B */
+#endif
+#ifdef MS_CU_OR_SPF
+                                               , const ms_cu_slot *qs = nullptr /* round 35B: a.slots[slot], loaded */
+#endif
+                                               ) {
     const void *row = a.logits + (size_t)r * (size_t)a.stride * a.elem;
     ms_cu_row c;
+#ifdef MS_CU_OR_SPF
+    if (qs) { /* round 35B: ms_cu_slot_row's fields from the slot as ms_cu_k2's entry loaded it (the same address) */
+        c.sl = *qs;
+        c.V = a.V;
+        c.filters = a.apply_filters;
+        c.minp_on = a.apply_filters && c.sl.min_p > 0.0f;
+    } else
+#endif
     ms_cu_slot_row(c, a, slot);
     if (!ms_cu_onread(a, row, c, ms_cu_filters(c))) return false; /* not one-read (greedy rows included) */
+#if defined(MS_CU_OR_ST35) && defined(MS_CU_STAMPS)
+    ms_cu_stamp(36); /* round 35B: the row's settings arrived (the decision above reads them) */
+#endif
 #ifdef MS_CU_OR_FEW
     if (g >= a.Go) return true; /* round 23A: no chunk for this block (the caller waits, as on every path) */
 #endif
@@ -3995,7 +4107,11 @@ __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, i
     c.minp_cut = -INFINITY;
     c.xcut = -INFINITY;
     ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, ms_cu_filters(c)), sbuf, scnt, sn,
-                                  smass);
+                                  smass
+#ifdef MS_CU_OR_PRE1
+                                  , pre
+#endif
+                                  );
     return true;
 }
 #endif
@@ -4211,11 +4327,78 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         }
     }
 #endif
+#ifdef MS_CU_OR_PRE1
+    /* Round 35B (-DMS_CU_OR_PRE1): the ring-less fp32 K2or's first step loaded here, before the slot's and the settings'
+     * dependent loads (ms_cu_orpre; ms_cu_k2_scan1's first iteration takes them). t0, t1 and tv as ms_cu_k2_one and
+     * ms_cu_k2_scan1 compute them; on only where the scan's own test (ms_cu_vec4 at t0) takes the groups of 4. A row
+     * that does not take the one-read path drops them. */
+    ms_cu_orpre pre;
+    pre.on = false;
+#  if MS_CU_OR_PRE1 >= 2
+    pre.won = false;
+#  endif
+    if (OR && OWN && !RG && a.dtype == MS_DTYPE_F32) {
+        const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
+        const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
+        if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
+            const int32_t tpv = tp0 + ((tp1 - tp0) & ~3), tp = tp0 + (int32_t)threadIdx.x * 4, stp = (int32_t)blockDim.x * 4;
+            pre.on = true;
+#pragma unroll
+            for (int u = 0; u < MS_CU_K2_NG; u++) {
+                if (tp + u * stp < tpv) {
+                    const float4 q = *(const float4 *)(rowp + tp + u * stp);
+                    pre.v[u][0] = q.x, pre.v[u][1] = q.y, pre.v[u][2] = q.z, pre.v[u][3] = q.w;
+                }
+            }
+#  if MS_CU_OR_PRE1 >= 2
+            const int32_t sp = a.row_slot[r];
+            if (a.seen && sp >= 0 && sp < a.capacity) {
+                const uint32_t *wp = (const uint32_t *)(a.seen + (size_t)sp * (size_t)a.seen_words);
+                pre.won = true;
+#pragma unroll
+                for (int u = 0; u < MS_CU_K2_NG; u++) pre.w[u] = tp + u * stp < tpv ? wp[(tp + u * stp) >> 5] : 0u;
+            }
+#  endif
+        }
+    }
+#endif
+#ifdef MS_CU_OR_SPF
+    /* Round 35B (-DMS_CU_OR_SPF): the ring-less K2or's slot, then its settings' loads issued, then the first step's L1
+     * prefetch; slot as ms_cu_slot_ok computes it (the same index and used word) */
+    ms_cu_slot spq;
+    int32_t slot;
+    if (OR && OWN && !RG && MS_CU_SPF_ON(a)) {
+        const int32_t sp = a.row_slot[r];
+        const bool sv = sp >= 0 && sp < a.capacity;
+        if (sv) spq = a.slots[sp];
+        if (MS_CU_OR_SPF != 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
+        if (MS_CU_OR_SPF != 2 && a.dtype == MS_DTYPE_F32) { /* =2: no prefetch */
+            const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
+            const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
+            if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
+                const int32_t tpv = tp0 + ((tp1 - tp0) & ~3), tp = tp0 + (int32_t)threadIdx.x * 4, stp = (int32_t)blockDim.x * 4;
+#pragma unroll
+                for (int u = 0; u < MS_CU_K2_NG; u++)
+                    if (tp + u * stp < tpv) asm volatile("prefetch.global.L1 [%0];" ::"l"(rowp + tp + u * stp) : "memory");
+            }
+        }
+        slot = sv && spq.used ? sp : -1;
+    } else {
+        slot = ms_cu_slot_ok(a, r);
+    }
+#else
     const int32_t slot = ms_cu_slot_ok(a, r);
+#endif
     if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
     /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
+#  ifdef MS_CU_OR_PRE1
+    if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass, &pre)) {
+#  elif defined(MS_CU_OR_SPF)
+    if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass, OWN && !RG && MS_CU_SPF_ON(a) ? &spq : nullptr)) {
+#  else
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
+#  endif
         ms_cu_pdl_wait(); /* on every path: K3 and K4 wait for K2 alone, K2 covers K1 */
 #if defined(MS_CU_OR_RFNR)
         if (!RG && a.orf) { /* round 33C: only in the steps whose K4<true> waits on it (a.orf, ms_cu_launch) */
@@ -7862,6 +8045,9 @@ extern "C" int ms__cuda_init(ms_resource *res) {
         st->tpe = e < 0 ? 0 : e > 63 ? 63 : e;
     }
 #endif
+#ifdef MS_CU_OR_SPF_RT
+    st->spf = ms_cu_env_int("MS_CU_SPF", 1) != 0; /* round 35B: a measurement build's knob */
+#endif
 #ifdef MS_CU_OR_LOOP2
     /* Round 34C: a measurement knob (MS_CU_ORRING=1 in the environment), per resource: K2's cp.async ring in every step,
      * as -DMS_CU_RING_MODE=1 builds it (ms_cu_launch's rule), so that one binary measures the one-wave one-read steps
@@ -8468,6 +8654,9 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #endif
 #ifdef MS_CU_OR_TAIL2
     a.tl2 = st->tl2; /* round 33B: read by K2or alone */
+#ifdef MS_CU_OR_SPF_RT
+    a.spf = st->spf ? 1 : 0; /* round 35B */
+#endif
 #endif
 #ifdef MS_CU_OR_DCUT2_RT
     a.dc2 = st->dc2;
