@@ -485,6 +485,22 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #if !defined(MS_CU_NO_WARM_CHUNK) && !defined(MS_CU_WARM_CHUNK)
 #  define MS_CU_WARM_CHUNK 1536
 #endif
+/* Round 35C (docs/cuda.md, docs/decisions.md), on since the twenty-seventh session's final call: MS_CU_K4_IDSCAN=1 (below),
+ * ms_cu_k4w's draw in warp 0 by id rank: full setting V=151936 B=1 fp32 flat 0.3 us, peaked 0.25 us, bf16 0.3 us faster,
+ * V=262144 B=1 0.3-0.5 us (bench/results/cuda_h200_2026-12-02-round35c.md, -session27-final.md); -DMS_CU_NO_K4_IDSCAN
+ * builds without it, -DMS_CU_K4_IDSCAN=2..4 the other forms. */
+#if !defined(MS_CU_NO_K4_IDSCAN) && !defined(MS_CU_K4_IDSCAN)
+#  define MS_CU_K4_IDSCAN 1
+#endif
+/* Round 35A (docs/cuda.md, docs/decisions.md), on since the twenty-seventh session's final call: MS_CU_OR_TKGATE=4 (below),
+ * =2's top-k' bookkeeping (stk by a plain load, the scan gated on the block's stage reaching k') in the ring-less K2or
+ * only (the ring's, which 2-byte one-read steps take, is the previous code: =2 there gave it two more spills and bf16
+ * flat B=64 0.3 us): fp32 peaked B=28..96 0.05-0.5 us faster, flat level (-session27-final.md). -DMS_CU_NO_OR_TKGATE
+ * builds without it; not with the switches its #error below names (measurement builds). */
+#if !defined(MS_CU_NO_OR_TKGATE) && !defined(MS_CU_OR_TKGATE) && defined(MS_CU_OR_WSTAGE) && defined(MS_CU_OR_XBINS) && \
+    !defined(MS_CU_OR_SB) && !defined(MS_CU_OR_ROWCUT) && !defined(MS_CU_OR_RC2) && !defined(MS_CU_OR_DYN)
+#  define MS_CU_OR_TKGATE 4
+#endif
 /* Round 33B (MS_CU_OR_TAIL2=R, on: above): K2or's list without the bin cut where the block's staged C is small. Round
  * 18A's TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more
  * takes ms_cu_k2_list's bin cut (its 256 bins zeroed, the entries' shared atomics, warp 0's scan) and compaction: seven
@@ -565,13 +581,15 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * round 34B's NB (tk a compile-time false) ran K2or's loop 0.22M and its bookkeeping 0.35M warp instructions shorter at
  * peaked B=64, which =2's run-time gate does not. Exact as =2: phase 0 only skips reads of stk and scans, which returns
  * none below kk anyway; the loop's state (t, tb, the ring's slot, first, the cuts) carries over unchanged. */
-#if defined(MS_CU_OR_TKGATE) && (MS_CU_OR_TKGATE == 2 || MS_CU_OR_TKGATE == 3)
+/* =4 (the default since the twenty-seventh session): =2 in the ring-less instantiation (RG false) only; the ring's K2or
+ * keeps the atomicMax round trip and the ungated scan (ms_cu_k2_scan1's TG2). */
+#if defined(MS_CU_OR_TKGATE) && (MS_CU_OR_TKGATE == 2 || MS_CU_OR_TKGATE == 3 || MS_CU_OR_TKGATE == 4)
 #  define MS_CU_TKG2
 #  if MS_CU_OR_TKGATE == 3
 #    define MS_CU_TKG3
 #  endif
 #  ifdef MS_CU_OR_DYN
-#    error "-DMS_CU_OR_TKGATE=2 or 3 is not built with MS_CU_OR_DYN"
+#    error "-DMS_CU_OR_TKGATE=2, 3 or 4 is not built with MS_CU_OR_DYN"
 #  endif
 #elif defined(MS_CU_OR_TKGATE)
 #  define MS_CU_TKG1
@@ -3147,6 +3165,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     bool tk = false;         /* round 14: the online top-k' cut runs (block-uniform, set at the first step) */
     float ry = 0.0f, osc = 0.0f; /* its reference and bin scale (ms_cu_obin): of x with MS_CU_OR_XBINS, else of y */
     uint32_t ns = 0;         /* this warp's steps */
+#ifdef MS_CU_TKG2
+#  if MS_CU_OR_TKGATE == 4
+    constexpr bool TG2 = !RG; /* round 35A's =4: =2's code in the ring-less instantiation only */
+#  else
+    constexpr bool TG2 = true;
+#  endif
+#endif
 #if defined(MS_CU_TKG1) || defined(MS_CU_TKG2)
     bool tg = false; /* round 35A: this warp's gate (warp-uniform): a staging of its returned a stage count >= kk */
 #endif
@@ -3424,7 +3449,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #  ifdef MS_CU_TKG3
             uint32_t tko = ph ? *(volatile const uint32_t *)stk : 0u; /* round 35A (=3): none in phase 0 */
 #  else
-            uint32_t tko = *(volatile const uint32_t *)stk;
+            uint32_t tko = TG2 ? *(volatile const uint32_t *)stk : 0u;
 #  endif
 #else
             uint32_t tko = 0;
@@ -3435,7 +3460,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_TKG1
                 if (tg) tko = atomicMax(stk, tkk); /* round 35A: only once the gate is open (tg implies tk) */
 #elif defined(MS_CU_TKG2)
-                /* round 35A (=2): stk read by every lane above (a plain load), not here */
+                /* round 35A (=2): stk read by every lane above (a plain load), not here; =4's ring: D's round trip */
+                if (!TG2 && tk) tko = atomicMax(stk, tkk);
 #else
                 if (tk) tko = atomicMax(stk, tkk); /* round 14: the block's best top-k' cut so far */
 #endif
@@ -3455,7 +3481,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #else
             if (tk) { /* block-uniform */
 #endif
-#ifndef MS_CU_TKG2 /* round 35A (=2): tko is every lane's own load (above) */
+#ifdef MS_CU_TKG2 /* round 35A (=2): tko is every lane's own load (above); =4's ring: lane 0's */
+                if (!TG2) tko = __shfl_sync(FULL, tko, 0);
+#else
                 tko = __shfl_sync(FULL, tko, 0);
 #endif
                 if (tko > tkk) {
@@ -3497,7 +3525,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_TKG2
                 /* round 35A (=2): and only once the block's stage holds kk tokens (warp-uniform, sticky) */
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
-                    (tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)))) {
+                    (!TG2 || tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)))) {
 #else
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
 #endif
