@@ -6676,34 +6676,17 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     const uint32_t ki = i < n ? T[i].key : 0;
     int32_t cnt = 0;
     unsigned long long A = 0;
-#ifdef MS_CU_K4_IDSCAN
-    if constexpr (MS_CU_IDS(WP)) { /* round 35C: the id rank in bits 16.. */
-        const int32_t ii = i < n ? T[i].id : 0;
-#pragma unroll 4
-        for (int32_t j = s; j < n; j += 8) {
-            const ms_cu_pe e = T[j];
-            const bool gt = e.key > ki;
-            cnt += (int32_t)gt + ((int32_t)(e.id < ii) << 16);
-            A += gt ? e.q : 0;
-        }
-    } else {
-#pragma unroll 4
-        for (int32_t j = s; j < n; j += 8) {
-            const ms_cu_pe e = T[j];
-            const bool gt = e.key > ki;
-            cnt += gt;
-            A += gt ? e.q : 0;
-        }
-    }
-#else
+    const int32_t ii = MS_CU_IDS(WP) && i < n ? T[i].id : 0; /* round 35C: for the id rank (bits 16..) */
 #pragma unroll 4
     for (int32_t j = s; j < n; j += 8) {
         const ms_cu_pe e = T[j];
         const bool gt = e.key > ki;
-        cnt += gt;
+        if constexpr (MS_CU_IDS(WP))
+            cnt += (int32_t)gt + ((int32_t)(e.id < ii) << 16);
+        else
+            cnt += gt;
         A += gt ? e.q : 0;
     }
-#endif
 #pragma unroll
     for (int o = 1; o < 8; o <<= 1) {
         cnt += __shfl_xor_sync(FULL, cnt, o);
