@@ -485,12 +485,14 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #if !defined(MS_CU_NO_WARM_CHUNK) && !defined(MS_CU_WARM_CHUNK)
 #  define MS_CU_WARM_CHUNK 1536
 #endif
-/* Round 35C (docs/cuda.md, docs/decisions.md), on since the twenty-seventh session's final call: MS_CU_K4_IDSCAN=1 (below),
- * ms_cu_k4w's draw in warp 0 by id rank: full setting V=151936 B=1 fp32 flat 0.3 us, peaked 0.25 us, bf16 0.3 us faster,
- * V=262144 B=1 0.3-0.5 us (bench/results/cuda_h200_2026-12-02-round35c.md, -session27-final.md); -DMS_CU_NO_K4_IDSCAN
- * builds without it, -DMS_CU_K4_IDSCAN=2..4 the other forms. */
+/* Round 35C (docs/cuda.md, docs/decisions.md): the draw in warp 0 by id rank, on at =1 (ms_cu_k4w alone) since the
+ * twenty-seventh session's final call (full setting V=151936 B=1 fp32 flat 0.3 us, peaked 0.25 us, bf16 0.3 us faster,
+ * V=262144 B=1 0.3-0.5 us: bench/results/cuda_h200_2026-12-02-round35c.md, -session27-final.md) and at =2 (every K4)
+ * since the twenty-eighth session's first call (all CUDA tests, memcheck, racecheck; peaked B=2..128 0.2-0.4 us faster,
+ * flat level: -session27-x2.md, -session28-x2.md); -DMS_CU_NO_K4_IDSCAN builds without it, -DMS_CU_K4_IDSCAN=1,3,4 the
+ * other forms. */
 #if !defined(MS_CU_NO_K4_IDSCAN) && !defined(MS_CU_K4_IDSCAN)
-#  define MS_CU_K4_IDSCAN 1
+#  define MS_CU_K4_IDSCAN 2
 #endif
 /* Round 35A (docs/cuda.md, docs/decisions.md), on since the twenty-seventh session's final call: MS_CU_OR_TKGATE=4 (below),
  * =2's top-k' bookkeeping (stk by a plain load, the scan gated on the block's stage reaching k') in the ring-less K2or
