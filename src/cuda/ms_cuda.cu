@@ -7192,6 +7192,14 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
     return kk > 0;
 }
 
+#ifdef MS_CU_K4W_BSH
+/* Round 36B: the row's 256 candidate bins in shared memory for ms_cu_k4w's warps (ms_cu_k4_lite, PW only: no other
+ * kernel references it) */
+__device__ __forceinline__ uint4 *ms_cu_k4w_bsh() {
+    __shared__ uint4 b[MS_CU_LBINS / 4];
+    return b;
+}
+#endif
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
 template <bool OR, int CAP = MS_CU_CAND, bool PW = false, bool LD = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w; LD: round 30C's K4L (MS_CU_LD1) */
@@ -7283,6 +7291,29 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     for (int j = 0; j < 8; j++) hb[j] = 0;
   } else
 #endif
+#ifdef MS_CU_K4W_BSH
+  /* Round 36B (-DMS_CU_K4W_BSH, off; ms_cu_k4w alone: PW): round 17B's loads, but the row's 256 bins loaded once (1 KB: threads
+   * 0..63, 16 bytes each, issued right after the stats, before the candidates) instead of once a warp (16 KB, issued last,
+   * behind the 24 KB of speculative candidates), and handed to the warps through shared memory (one barrier, only where the
+   * bins' scan runs). Same words, same wait, same loads (ld.volatile: issued in this order before any branch). */
+  uint4 bv_ = make_uint4(0u, 0u, 0u, 0u);
+  if constexpr (PW) {
+    uint4 *const ms_cu_bsh = ms_cu_k4w_bsh();
+    uint32_t tk_;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+    if (threadIdx.x < MS_CU_LBINS / 4)
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(bv_.x), "=r"(bv_.y), "=r"(bv_.z), "=r"(bv_.w) : "l"(ms_cu_k4_hrow(a, r, 0, dry) + 4 * threadIdx.x));
+#pragma unroll
+    for (int j = 0; j < PF; j++) /* speculative: see above */
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+    if (threadIdx.x < MS_CU_LBINS / 4) ms_cu_bsh[threadIdx.x] = bv_;
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = 0;
+  } else
+#endif
 #ifdef MS_CU_K4_EARLYLD
   if (MS_CU_R17(OR)) {
     const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
@@ -7364,6 +7395,15 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     ) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
+#ifdef MS_CU_K4W_BSH
+        if constexpr (PW) { /* round 36B: the bins from shared memory (block-uniform branch: the row's stats and kk); the dry
+                             * pass's list group is warps 0-3 (round 21C), the real pass the whole block: named barrier 1 */
+            asm volatile("bar.sync 1, %0;" ::"r"(dry ? 128 : (int)blockDim.x) : "memory");
+            const uint4 *const ms_cu_bsh = ms_cu_k4w_bsh();
+            const uint4 b0 = ms_cu_bsh[2 * lane], b1 = ms_cu_bsh[2 * lane + 1];
+            hb[0] = b0.x, hb[1] = b0.y, hb[2] = b0.z, hb[3] = b0.w, hb[4] = b1.x, hb[5] = b1.y, hb[6] = b1.z, hb[7] = b1.w;
+        }
+#endif
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #ifdef MS_CU_STAMPS_LIST
