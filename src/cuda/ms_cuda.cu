@@ -6568,6 +6568,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 #ifdef MS_CU_K4_FUSE
                                  , bool ft = false /* round 29C: T already written (above) */
 #endif
+#ifdef MS_CU_K4W_FT
+                                 , bool wt = false /* round 36B: T already written by ms_cu_k4w's list (WP only) */
+#endif
                                  ) {
     const unsigned FULL = 0xffffffffu;
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
@@ -6659,6 +6662,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 #ifdef MS_CU_K4_FUSE
     if (!(FU && ft)) { /* round 29C: else T is written (the list's or the trim's barrier ordered it) */
 #endif
+#ifdef MS_CU_K4W_FT
+    if (!(WP && wt)) { /* round 36B: else ms_cu_k4w's list wrote T[0..n) before the list's barrier */
+#endif
     if ((!pw || rg == 0) && t < n) {
         const unsigned long long e = cand[t];
         ms_cu_pe p;
@@ -6668,6 +6674,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         T[t] = p;
     }
     if (!pw) __syncthreads();
+#ifdef MS_CU_K4W_FT
+    }
+#endif
 #ifdef MS_CU_K4_FUSE
     }
 #endif
@@ -6803,10 +6812,14 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
 #ifdef MS_CU_K4_NPRE
-template <int PF, bool OR = false, bool L1 = true, bool NP = false> /* NP: MS_CU_NP (above ms_cu_k4_fin_blk) */
+template <int PF, bool OR = false, bool L1 = true, bool NP = false /* NP: MS_CU_NP (above ms_cu_k4_fin_blk) */
 #else
-template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
+template <int PF, bool OR = false, bool L1 = true /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
 #endif
+#ifdef MS_CU_K4W_FT
+          , bool WT = false /* round 36B: ms_cu_k4w's list writes the finish's entries (wT) */
+#endif
+          >
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
@@ -6816,8 +6829,27 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 #ifdef MS_CU_K4_FUSE
                                               , ms_cu_pe *fT = nullptr
 #endif
+#ifdef MS_CU_K4W_FT
+                                              , ms_cu_pe *wT = nullptr
+#endif
                                               ) {
     const int lane = threadIdx.x & 31;
+#ifdef MS_CU_K4W_FT
+    /* Round 36B (-DMS_CU_K4W_FT, ms_cu_k4w alone: WT): a listed candidate at position pos < MS_CU_WARP_N also writes the
+     * finish's entry T[pos] (key, id, mass), as ms_cu_k4_fin_blk's entries phase makes it from cand[pos]: the same
+     * ms_cu_from_y of the same key and id with the same c (c.m final before the list) */
+    const auto wput = [&](int32_t pos, unsigned long long v) {
+        if constexpr (WT) {
+            if (pos < MS_CU_WARP_N) {
+                ms_cu_pe p;
+                p.key = (uint32_t)(v >> 32);
+                p.id = (int32_t)(uint32_t)v;
+                p.q = ms_cu_from_y(c, ms_cu_unkey(p.key), p.id).q;
+                wT[pos] = p;
+            }
+        }
+    };
+#endif
 #ifdef MS_CU_K4_LIST1
     /* Round 17B (MS_CU_K4_LIST1, on with MS_CU_K4_R17_LITE since the twelfth session's final call): the PF preloaded rounds at once: every flag first (the bins' tests and,
      * one-read, min-p's, independent of each other), then one shared atomic a warp for all of them, then the
@@ -6844,7 +6876,15 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         base = __shfl_sync(0xffffffffu, base, 0);
 #pragma unroll
         for (int u = 0; u < PF; u++) {
+#ifdef MS_CU_K4W_FT
+            if (inu[u]) {
+                const int32_t pos = base + __popc(balu[u] & ((1u << lane) - 1));
+                cand_sh[pos] = pre[u];
+                wput(pos, pre[u]);
+            }
+#else
             if (inu[u]) cand_sh[base + __popc(balu[u] & ((1u << lane) - 1))] = pre[u];
+#endif
             base += __popc(balu[u]);
         }
     }
@@ -6899,6 +6939,12 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
                 p.q = fq;
                 fT[pos] = p;
             }
+        }
+#elif defined(MS_CU_K4W_FT)
+        if (in) {
+            const int32_t pos = base + __popc(bal & ((1u << lane) - 1));
+            cand_sh[pos] = v;
+            wput(pos, v);
         }
 #else
         if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
@@ -7426,12 +7472,18 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_K4_NPRE
                           , MS_CU_NP(OR, LD)
 #endif
+#ifdef MS_CU_K4W_FT
+                          , PW
+#endif
                           >(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
 #ifdef MS_CU_K4_NPRE
                                                  , npre
 #endif
 #ifdef MS_CU_K4_FUSE
                                                  , MS_CU_FU(OR) ? fT : nullptr
+#endif
+#ifdef MS_CU_K4W_FT
+                                                 , reinterpret_cast<ms_cu_pe *>(cand_sh + CAP) /* ms_cu_k4_fin_blk's T */
 #endif
                                                  );
 #ifdef MS_CU_STAMPS_LIST
@@ -7461,6 +7513,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const bool
 #endif
         trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
+#ifdef MS_CU_K4W_FT
+    /* round 36B: the final list wrote T[0..n) (n <= MS_CU_WARP_N, block-uniform) and no trim moves it; the dry pass's
+     * finish groups make their own copies' entries as before */
+    const bool wt = PW && !dry && n <= MS_CU_WARP_N && !trim;
+#endif
 #ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
     if (threadIdx.x == 0 && cnt_all && !dry) {
 #else
@@ -7533,6 +7590,8 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                                                       cand_sh + CAP, dbits, dry);
         else
             ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
+#elif defined(MS_CU_K4W_FT)
+        ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry, wt);
 #else
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
 #endif
