@@ -7264,6 +7264,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
     int32_t n = MS_CU_WARP_N; /* round 21C: the dry finish groups' fake list */
+#ifdef MS_CU_K4W_FT
+    bool wt = false; /* round 36B: T[0..n) written by the list (below) */
+#endif
 #ifdef MS_CU_LD1
     const bool ld1 = MS_CU_LD1(OR, LD) && oneread && !dry; /* round 29C / 30C: this row's loads in one round trip */
     uint64_t m0e = 0; /* round 29C: a one-read row's m0, loaded with its stats */
@@ -7516,7 +7519,7 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_K4W_FT
     /* round 36B: the final list wrote T[0..n) (n <= MS_CU_WARP_N, block-uniform) and no trim moves it; the dry pass's
      * finish groups make their own copies' entries as before */
-    const bool wt = PW && !dry && n <= MS_CU_WARP_N && !trim;
+    wt = PW && !dry && n <= MS_CU_WARP_N && !trim;
 #endif
 #ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
     if (threadIdx.x == 0 && cnt_all && !dry) {
