@@ -6837,7 +6837,9 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 #ifdef MS_CU_K4W_FT
     /* Round 36B (-DMS_CU_K4W_FT, ms_cu_k4w alone: WT): a listed candidate at position pos < MS_CU_WARP_N also writes the
      * finish's entry T[pos] (key, id, mass), as ms_cu_k4_fin_blk's entries phase makes it from cand[pos]: the same
-     * ms_cu_from_y of the same key and id with the same c (c.m final before the list) */
+     * ms_cu_from_y of the same key and id with the same c (c.m final before the list). Exact (10 CUDA tests, round 36B's
+     * N3); measured slower: fp32 B=1 flat +0.31 us, peaked +0.18, V=262144 +0.19 / +0.20, bf16 flat +0.28: off.
+     * docs/cuda.md, "Round 36B". */
     const auto wput = [&](int32_t pos, unsigned long long v) {
         if constexpr (WT) {
             if (pos < MS_CU_WARP_N) {
@@ -7344,7 +7346,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
   /* Round 36B (-DMS_CU_K4W_BSH, off; ms_cu_k4w alone: PW): round 17B's loads, but the row's 256 bins loaded once (1 KB: threads
    * 0..63, 16 bytes each, issued right after the stats, before the candidates) instead of once a warp (16 KB, issued last,
    * behind the 24 KB of speculative candidates), and handed to the warps through shared memory (one barrier, only where the
-   * bins' scan runs). Same words, same wait, same loads (ld.volatile: issued in this order before any branch). */
+   * bins' scan runs). Same words, same wait, same loads (ld.volatile: issued in this order before any branch). Exact (9
+   * CUDA tests, round 36B's N1); measured fp32 V=151936 B=1 flat +0.10 / +0.09 us, peaked -0.10 / -0.12 (two calls): off.
+   * docs/cuda.md, "Round 36B". */
   uint4 bv_ = make_uint4(0u, 0u, 0u, 0u);
   if constexpr (PW) {
     uint4 *const ms_cu_bsh = ms_cu_k4w_bsh();
