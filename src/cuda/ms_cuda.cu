@@ -6568,6 +6568,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 #ifdef MS_CU_K4_FUSE
                                  , bool ft = false /* round 29C: T already written (above) */
 #endif
+#ifdef MS_CU_K4W_FT
+                                 , bool wt = false /* round 36B: T already written by ms_cu_k4w's list (WP only) */
+#endif
                                  ) {
     const unsigned FULL = 0xffffffffu;
 #if defined(MS_CU_K4_PWARM) && defined(MS_CU_K4_WARM)
@@ -6659,6 +6662,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
 #ifdef MS_CU_K4_FUSE
     if (!(FU && ft)) { /* round 29C: else T is written (the list's or the trim's barrier ordered it) */
 #endif
+#ifdef MS_CU_K4W_FT
+    if (!(WP && wt)) { /* round 36B: else ms_cu_k4w's list wrote T[0..n) before the list's barrier */
+#endif
     if ((!pw || rg == 0) && t < n) {
         const unsigned long long e = cand[t];
         ms_cu_pe p;
@@ -6668,6 +6674,9 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
         T[t] = p;
     }
     if (!pw) __syncthreads();
+#ifdef MS_CU_K4W_FT
+    }
+#endif
 #ifdef MS_CU_K4_FUSE
     }
 #endif
@@ -6803,10 +6812,14 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
  * candidate histogram's bins up to bmax (ms_cu_lbin); pre[] holds each thread's first PF loads, issued
  * by the caller before whatever it had to wait for. Whole warps: one shared atomic each. */
 #ifdef MS_CU_K4_NPRE
-template <int PF, bool OR = false, bool L1 = true, bool NP = false> /* NP: MS_CU_NP (above ms_cu_k4_fin_blk) */
+template <int PF, bool OR = false, bool L1 = true, bool NP = false /* NP: MS_CU_NP (above ms_cu_k4_fin_blk) */
 #else
-template <int PF, bool OR = false, bool L1 = true> /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
+template <int PF, bool OR = false, bool L1 = true /* OR: the row's candidates come from K2's one-read path (ms_cu_onread); L1: -DMS_CU_K4_LIST1 acts */
 #endif
+#ifdef MS_CU_K4W_FT
+          , bool WT = false /* round 36B: ms_cu_k4w's list writes the finish's entries (wT) */
+#endif
+          >
 __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32_t n_all, uint32_t bound, uint32_t bmax,
                                               const ms_cu_row &c, float lscale, const unsigned long long (&pre)[PF],
                                               unsigned long long *cand_sh, int32_t *n_sh, bool orow = false
@@ -6816,8 +6829,29 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
 #ifdef MS_CU_K4_FUSE
                                               , ms_cu_pe *fT = nullptr
 #endif
+#ifdef MS_CU_K4W_FT
+                                              , ms_cu_pe *wT = nullptr
+#endif
                                               ) {
     const int lane = threadIdx.x & 31;
+#ifdef MS_CU_K4W_FT
+    /* Round 36B (-DMS_CU_K4W_FT, ms_cu_k4w alone: WT): a listed candidate at position pos < MS_CU_WARP_N also writes the
+     * finish's entry T[pos] (key, id, mass), as ms_cu_k4_fin_blk's entries phase makes it from cand[pos]: the same
+     * ms_cu_from_y of the same key and id with the same c (c.m final before the list). Exact (10 CUDA tests, round 36B's
+     * N3); measured slower: fp32 B=1 flat +0.31 us, peaked +0.18, V=262144 +0.19 / +0.20, bf16 flat +0.28: off.
+     * docs/cuda.md, "Round 36B". */
+    const auto wput = [&](int32_t pos, unsigned long long v) {
+        if constexpr (WT) {
+            if (pos < MS_CU_WARP_N) {
+                ms_cu_pe p;
+                p.key = (uint32_t)(v >> 32);
+                p.id = (int32_t)(uint32_t)v;
+                p.q = ms_cu_from_y(c, ms_cu_unkey(p.key), p.id).q;
+                wT[pos] = p;
+            }
+        }
+    };
+#endif
 #ifdef MS_CU_K4_LIST1
     /* Round 17B (MS_CU_K4_LIST1, on with MS_CU_K4_R17_LITE since the twelfth session's final call): the PF preloaded rounds at once: every flag first (the bins' tests and,
      * one-read, min-p's, independent of each other), then one shared atomic a warp for all of them, then the
@@ -6844,7 +6878,15 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
         base = __shfl_sync(0xffffffffu, base, 0);
 #pragma unroll
         for (int u = 0; u < PF; u++) {
+#ifdef MS_CU_K4W_FT
+            if (inu[u]) {
+                const int32_t pos = base + __popc(balu[u] & ((1u << lane) - 1));
+                cand_sh[pos] = pre[u];
+                wput(pos, pre[u]);
+            }
+#else
             if (inu[u]) cand_sh[base + __popc(balu[u] & ((1u << lane) - 1))] = pre[u];
+#endif
             base += __popc(balu[u]);
         }
     }
@@ -6899,6 +6941,12 @@ __device__ __forceinline__ void ms_cu_k4_list(const unsigned long long *g, int32
                 p.q = fq;
                 fT[pos] = p;
             }
+        }
+#elif defined(MS_CU_K4W_FT)
+        if (in) {
+            const int32_t pos = base + __popc(bal & ((1u << lane) - 1));
+            cand_sh[pos] = v;
+            wput(pos, v);
         }
 #else
         if (in) cand_sh[base + __popc(bal & ((1u << lane) - 1))] = v;
@@ -7192,6 +7240,14 @@ __device__ __forceinline__ bool ms_cu_k4_lean(const ms_cu_args &a, int32_t r, ms
     return kk > 0;
 }
 
+#ifdef MS_CU_K4W_BSH
+/* Round 36B: the row's 256 candidate bins in shared memory for ms_cu_k4w's warps (ms_cu_k4_lite, PW only: no other
+ * kernel references it) */
+__device__ __forceinline__ uint4 *ms_cu_k4w_bsh() {
+    __shared__ uint4 b[MS_CU_LBINS / 4];
+    return b;
+}
+#endif
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
 template <bool OR, int CAP = MS_CU_CAND, bool PW = false, bool LD = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w; LD: round 30C's K4L (MS_CU_LD1) */
@@ -7210,6 +7266,9 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const unsigned long long *g = a.cand + (size_t)r * MS_CU_CAND;
 #endif
     int32_t n = MS_CU_WARP_N; /* round 21C: the dry finish groups' fake list */
+#ifdef MS_CU_K4W_FT
+    bool wt = false; /* round 36B: T[0..n) written by the list (below) */
+#endif
 #ifdef MS_CU_LD1
     const bool ld1 = MS_CU_LD1(OR, LD) && oneread && !dry; /* round 29C / 30C: this row's loads in one round trip */
     uint64_t m0e = 0; /* round 29C: a one-read row's m0, loaded with its stats */
@@ -7279,6 +7338,31 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x];
     const uint4 sv = ms_cu_rfst_sh;
     mk = sv.x, cand_n = sv.z, bound = sv.w;
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = 0;
+  } else
+#endif
+#ifdef MS_CU_K4W_BSH
+  /* Round 36B (-DMS_CU_K4W_BSH, off; ms_cu_k4w alone: PW): round 17B's loads, but the row's 256 bins loaded once (1 KB: threads
+   * 0..63, 16 bytes each, issued right after the stats, before the candidates) instead of once a warp (16 KB, issued last,
+   * behind the 24 KB of speculative candidates), and handed to the warps through shared memory (one barrier, only where the
+   * bins' scan runs). Same words, same wait, same loads (ld.volatile: issued in this order before any branch). Exact (9
+   * CUDA tests, round 36B's N1); measured fp32 V=151936 B=1 flat +0.10 / +0.09 us, peaked -0.10 / -0.12 (two calls): off.
+   * docs/cuda.md, "Round 36B". */
+  uint4 bv_ = make_uint4(0u, 0u, 0u, 0u);
+  if constexpr (PW) {
+    uint4 *const ms_cu_bsh = ms_cu_k4w_bsh();
+    uint32_t tk_;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+    if (threadIdx.x < MS_CU_LBINS / 4)
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(bv_.x), "=r"(bv_.y), "=r"(bv_.z), "=r"(bv_.w) : "l"(ms_cu_k4_hrow(a, r, 0, dry) + 4 * threadIdx.x));
+#pragma unroll
+    for (int j = 0; j < PF; j++) /* speculative: see above */
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
+    if (threadIdx.x < MS_CU_LBINS / 4) ms_cu_bsh[threadIdx.x] = bv_;
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = 0;
   } else
@@ -7364,6 +7448,15 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #endif
     ) { /* the first bin where the running count reaches k' (ms_cu_lbin), per warp */
         lscale = lscale_pre; /* ms_cu_lbin_scale(c), computed before the PDL wait */
+#ifdef MS_CU_K4W_BSH
+        if constexpr (PW) { /* round 36B: the bins from shared memory (block-uniform branch: the row's stats and kk); the dry
+                             * pass's list group is warps 0-3 (round 21C), the real pass the whole block: named barrier 1 */
+            asm volatile("bar.sync 1, %0;" ::"r"(dry ? 128 : (int)blockDim.x) : "memory");
+            const uint4 *const ms_cu_bsh = ms_cu_k4w_bsh();
+            const uint4 b0 = ms_cu_bsh[2 * lane], b1 = ms_cu_bsh[2 * lane + 1];
+            hb[0] = b0.x, hb[1] = b0.y, hb[2] = b0.z, hb[3] = b0.w, hb[4] = b1.x, hb[5] = b1.y, hb[6] = b1.z, hb[7] = b1.w;
+        }
+#endif
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
 #ifdef MS_CU_STAMPS_LIST
@@ -7386,12 +7479,18 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #ifdef MS_CU_K4_NPRE
                           , MS_CU_NP(OR, LD)
 #endif
+#ifdef MS_CU_K4W_FT
+                          , PW
+#endif
                           >(g, n_all, bound, bmax, c, lscale, pre, cand_sh, n_sh, oneread
 #ifdef MS_CU_K4_NPRE
                                                  , npre
 #endif
 #ifdef MS_CU_K4_FUSE
                                                  , MS_CU_FU(OR) ? fT : nullptr
+#endif
+#ifdef MS_CU_K4W_FT
+                                                 , reinterpret_cast<ms_cu_pe *>(cand_sh + CAP) /* ms_cu_k4_fin_blk's T */
 #endif
                                                  );
 #ifdef MS_CU_STAMPS_LIST
@@ -7421,6 +7520,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     const bool
 #endif
         trim = n > kk && (n > MS_CU_WARP_N || c.sl.top_p_first); /* as the block path */
+#ifdef MS_CU_K4W_FT
+    /* round 36B: the final list wrote T[0..n) (n <= MS_CU_WARP_N, block-uniform) and no trim moves it; the dry pass's
+     * finish groups make their own copies' entries as before */
+    wt = PW && !dry && n <= MS_CU_WARP_N && !trim;
+#endif
 #ifdef MS_CU_K4_WARM /* round 16B: the tests' flag read before the wait, by the caller; none in the warm-up pass */
     if (threadIdx.x == 0 && cnt_all && !dry) {
 #else
@@ -7493,6 +7597,8 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
                                                       cand_sh + CAP, dbits, dry);
         else
             ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
+#elif defined(MS_CU_K4W_FT)
+        ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry, wt);
 #else
         ms_cu_k4_fin_blk<PW || MS_CU_PW(OR, CAP)>(a, r, c, f, cand_sh, n, st->m0, cand_sh + CAP, dbits, dry);
 #endif
