@@ -7359,7 +7359,11 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     for (int j = 0; j < PF; j++) { /* only the candidates the list reads (it reads pre[j] at i < n_all alone) */
         const uint32_t i = threadIdx.x + (uint32_t)j * blockDim.x;
 #    if MS_CU_K4_ORPRE >= 3
-        if (j == 0) { pre[j] = g[i]; continue; } /* =3: the first round whatever cand_n (speculative, as the default's) */
+        if (j == 0) { /* =3: the first round whatever cand_n (speculative, as the default's), issued with the stats' load:
+                       * volatile, since ptxas sinks a plain load below the branches on the max key and cand_n */
+            asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[0]) : "l"(g + i));
+            continue;
+        }
 #    endif
         pre[j] = i < cand_n ? g[i] : 0ull;
     }
