@@ -7342,9 +7342,15 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
 #  undef MS_CU_K4_LD0
 #else
 #  ifdef MS_CU_K4_ORPRE
-  /* Round 36A (-DMS_CU_K4_ORPRE, off; above ms_cu_k4_lite): the one-read kernels' loads after the wait. =1: each thread
-   * loads candidate round j only where its index is below cand_n (the default loads all PF rounds, 16 KB a block, most
-   * of it past the list at peaked rows); =2: also the stats' first 16 bytes in one plain 16-byte load. */
+  /* Round 36A (-DMS_CU_K4_ORPRE, off; docs/cuda.md, round 36A): the one-read kernels' loads after the wait (only they
+   * compile this block: the others take EARLYLD above). The default's plain loads make three dependent round trips
+   * (ptxas sinks each below the branch before it: the max key, then cand_n and the bound, then PF speculative rounds of
+   * the candidates, 16 KB a block, where a peaked row has ~40). =1: thread t loads round j only where t + j x blockDim.x
+   * < cand_n; =2: also the stats' first 16 bytes in one plain 16-byte load (LDG.E.128), so the rounds, predicated, go
+   * out after one round trip: two instead of three (H200, full fp32 V=151936, B=28..128: flat -0.15..-0.50 us, peaked
+   * -0.14..-0.50; recommended on); =3: =2 with the first round whatever cand_n beside the stats' load (no better: off).
+   * Exact: ms_cu_k4_list reads pre[j] only at i = t + j x blockDim.x < n_all = cand_n (its test is false past it), and
+   * every load reads the same words after the same wait (the stats 64-byte aligned, ms_cu_warm_st 16-byte). */
   if constexpr (OR) {
 #    if MS_CU_K4_ORPRE >= 2
     const uint4 sv = *reinterpret_cast<const uint4 *>(st); /* max key, ticket, cand_n, bound (16-byte aligned) */
