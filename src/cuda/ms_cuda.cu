@@ -7425,10 +7425,50 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     MS_CU_K4_LD0
 #  undef MS_CU_K4_LD0
 #else
+#  ifdef MS_CU_K4_ORPRE
+  /* Round 36A (-DMS_CU_K4_ORPRE, off; docs/cuda.md, round 36A): the one-read kernels' loads after the wait (only they
+   * compile this block: the others take EARLYLD above). The default's plain loads make three dependent round trips
+   * (ptxas sinks each below the branch before it: the max key, then cand_n and the bound, then PF speculative rounds of
+   * the candidates, 16 KB a block, where a peaked row has ~40). =1: thread t loads round j only where t + j x blockDim.x
+   * < cand_n; =2: also the stats' first 16 bytes in one plain 16-byte load (LDG.E.128), so the rounds, predicated, go
+   * out after one round trip: two instead of three (H200, full fp32 V=151936, B=28..128: flat -0.15..-0.50 us, peaked
+   * -0.14..-0.50; recommended on); =3: =2 with the first round whatever cand_n beside the stats' load (no better: off).
+   * Exact: ms_cu_k4_list reads pre[j] only at i = t + j x blockDim.x < n_all = cand_n (its test is false past it), and
+   * every load reads the same words after the same wait (the stats 64-byte aligned, ms_cu_warm_st 16-byte). */
+  if constexpr (OR) {
+#    if MS_CU_K4_ORPRE >= 2
+    const uint4 sv = *reinterpret_cast<const uint4 *>(st); /* max key, ticket, cand_n, bound (16-byte aligned) */
+    mk = sv.x, cand_n = sv.z, bound = sv.w;
+#    else
+    mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
+#    endif
+#    ifdef MS_CU_K4_ORST
+    if (!dry && mk != 1u) ms_cu_stamp(28); /* round 36A's stamps: the max key arrived (mk is never 1: a dependence) */
+#    endif
+#pragma unroll
+    for (int j = 0; j < PF; j++) { /* only the candidates the list reads (it reads pre[j] at i < n_all alone) */
+        const uint32_t i = threadIdx.x + (uint32_t)j * blockDim.x;
+#    if MS_CU_K4_ORPRE >= 3
+        if (j == 0) { /* =3: the first round whatever cand_n (speculative, as the default's), issued with the stats' load:
+                       * volatile, since ptxas sinks a plain load below the branches on the max key and cand_n */
+            asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[0]) : "l"(g + i));
+            continue;
+        }
+#    endif
+        pre[j] = i < cand_n ? g[i] : 0ull;
+    }
+    const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = hrow[j];
+  } else
+#  endif
   {
 #pragma unroll
     for (int j = 0; j < PF; j++) pre[j] = g[threadIdx.x + j * blockDim.x]; /* speculative: see above */
     mk = st->maxkey, cand_n = st->cand_n, bound = st->bound;
+#  if defined(MS_CU_K4_ORST) && defined(MS_CU_STAMPS)
+    if (OR && !dry && mk != 1u) ms_cu_stamp(28); /* round 36A's stamps: the max key arrived */
+#  endif
     const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = hrow[j];
@@ -7744,6 +7784,9 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 if (threadIdx.x == 0) lite_n = 0;
                 __syncthreads();
                 if (!dry) {
+#if defined(MS_CU_K4_ORST) && defined(MS_CU_STAMPS)
+                    if (OR) ms_cu_stamp(29); /* round 36A's stamps: the block's set-up done, before its wait */
+#endif
                     ms_cu_k4_wait<OR, MS_CU_K4_RFARG>(a, r, orow); /* everything K1..K3 wrote */
                     ms_cu_stamp(9);
                 }
