@@ -494,6 +494,13 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #if !defined(MS_CU_NO_K4_IDSCAN) && !defined(MS_CU_K4_IDSCAN)
 #  define MS_CU_K4_IDSCAN 2
 #endif
+/* Round 36A (docs/cuda.md, docs/decisions.md), on since the twenty-eighth session's final call: MS_CU_K4_ORPRE=2 (above
+ * ms_cu_k4_lite's loads), the one-read kernels' stats in one 16-byte load after the wait and their candidates only below
+ * cand_n: two dependent round trips instead of three (full setting V=151936 fp32 B=28..128 0.15-0.5 us faster:
+ * bench/results/cuda_h200_2026-12-02-round36a.md, -session28-final.md); -DMS_CU_NO_K4_ORPRE builds without it. */
+#if !defined(MS_CU_NO_K4_ORPRE) && !defined(MS_CU_K4_ORPRE) /* (builds with round 29C / 30C's MS_CU_LD1 take its loads instead) */
+#  define MS_CU_K4_ORPRE 2
+#endif
 /* Round 35A (docs/cuda.md, docs/decisions.md), on since the twenty-seventh session's final call: MS_CU_OR_TKGATE=4 (below),
  * =2's top-k' bookkeeping (stk by a plain load, the scan gated on the block's stage reaching k') in the ring-less K2or
  * only (the ring's, which 2-byte one-read steps take, is the previous code: =2 there gave it two more spills and bf16
