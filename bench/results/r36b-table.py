@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Round 36B: means of the alternating bench runs in r35c-callN/bench.txt, variant - D per (setting, dtype, shape, B).
+"""Round 36B: r35c-table.py with the vocabulary V as a column: means of the alternating bench runs in r36b-callN/bench.txt, variant - D per (setting, dtype, V, shape, B).
 Usage: r36b-table.py bench.txt [bench.txt ...]"""
 import re, sys
 from collections import defaultdict
