@@ -318,7 +318,11 @@
  * set-up from those slot values (ms_cu_k2or_row's qs) instead of a second dependent load after slot_ok's. Round 34C's
  * PF1 issued its prefetches before the slot's loads, which then queued behind them; PRE1 (round 35B; removed in round
  * 36C) held the first step in registers across the scan's loop (its liveness) and lost. The same slot values (nothing in the step writes the slots)
- * and cache hints only: exact by construction. =2: the slot's load order alone, without the prefetch (compiled, not run). */
+ * and cache hints only: exact by construction. =2: the slot's load order alone, without the prefetch (round 36C: full
+ * setting level or better, but top-p alone fp32 B=64 +1.0 / +1.6 us: its rows take K2or's general body, where =2's
+ * K2or has 28 / 13 more LDL / STL). =3 (round 36C): =2 with a compiler memory barrier at the general body's start in
+ * the ring-less K2or, so that the body loads the slot again (ms_cu_row_setup) instead of keeping the entry's slot values
+ * live into it. */
 /* -DMS_CU_OR_SPF_RT (with MS_CU_OR_SPF; a measurement build): SPF's order only where MS_CU_SPF in the environment at
  * resource creation is not 0 (default 1), so that one stamps binary times both orders. -DMS_CU_OR_ST35 (a stamps build):
  * K2or's thread 0 stamps events 36 (its row's settings arrived: after ms_cu_k2or_row's one-read decision) and 37 (past
@@ -4377,8 +4381,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         const int32_t sp = a.row_slot[r];
         const bool sv = sp >= 0 && sp < a.capacity;
         if (sv) spq = a.slots[sp];
-        if (MS_CU_OR_SPF != 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
-        if (MS_CU_OR_SPF != 2 && a.dtype == MS_DTYPE_F32) { /* =2: no prefetch */
+        if (MS_CU_OR_SPF < 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
+        if (MS_CU_OR_SPF < 2 && a.dtype == MS_DTYPE_F32) { /* =2, =3: no prefetch */
             const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
             const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
             if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
@@ -4418,6 +4422,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_stamp(4);
         return;
     }
+#endif
+#if defined(MS_CU_OR_SPF) && MS_CU_OR_SPF >= 3
+    /* round 36C (SPF=3): the general body reads the slot from memory again (ms_cu_row_setup), not spq's registers: the
+     * same address's values (nothing in the step writes the slots) */
+    if (OR && OWN && !RG) asm volatile("" ::: "memory");
 #endif
 #ifdef MS_CU_LITE_EARLY
 #  ifdef MS_CU_RC_INST
