@@ -322,7 +322,7 @@
  * setting level or better, but top-p alone fp32 B=64 +1.0 / +1.6 us: its rows take K2or's general body, where =2's
  * K2or has 28 / 13 more LDL / STL). =3 (round 36C): =2 with a compiler memory barrier at the general body's start in
  * the ring-less K2or, so that the body loads the slot again (ms_cu_row_setup) instead of keeping the entry's slot values
- * live into it. */
+ * live into it: its K2or's SASS equals =2's, so not run (built, round 36C). */
 /* -DMS_CU_OR_SPF_RT (with MS_CU_OR_SPF; a measurement build): SPF's order only where MS_CU_SPF in the environment at
  * resource creation is not 0 (default 1), so that one stamps binary times both orders. -DMS_CU_OR_ST35 (a stamps build):
  * K2or's thread 0 stamps events 36 (its row's settings arrived: after ms_cu_k2or_row's one-read decision) and 37 (past
