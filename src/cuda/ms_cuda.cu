@@ -302,19 +302,27 @@
                               defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE))
 #  error "-DMS_CU_OR_PF1 (round 34C's prefetch of K2or's first steps) assumes the default K2or: its chunks as ms_cu_k2_one's"
 #endif
-/* Round 35B (-DMS_CU_OR_PRE1, off; docs/cuda.md): the ring-less K2or's fp32 threads issue their first step's logits
- * loads (ms_cu_k2_scan1's first iteration: groups t and t + step of ms_cu_k2_one's chunk, those below its whole groups'
- * end tv) into registers at the kernel's entry, before the slot's and the settings' dependent loads and the set-up,
- * and that first iteration takes them instead of loading (ms_cu_orpre). =2 also the seen set's words of those groups,
- * from the row's slot index alone (a.row_slot[r]: one load, not the settings after it). The same addresses and values
- * as the loads they replace (nothing in the step writes the logits or the seen set). */
+/* Round 36C (-DMS_CU_OR_PEEL, off; docs/cuda.md): the ring-less fp32 K2or's first step of ms_cu_k2_scan1 loaded by
+ * ms_cu_k2_one before its set-up (the shared zeroing, its barrier, the chunk's division, min-p's logf), once the row's
+ * settings decided the path, into registers (ms_cu_orpre: the logits of groups t and t + step below the chunk's whole
+ * groups' end tv, and their seen words), and the scan's loop peeled: its first iteration in a copy of its own (a phase
+ * ph = 0 of an unrolled outer loop, as round 35A's =3) that takes those registers instead of loading, the loop from the
+ * second iteration in its own copy, so the preload is dead after the first step. Round 35B's PRE1 (removed here; its
+ * code in 954cb13) issued the same loads at the kernel's entry, before the slot's loads, which queued behind them, and
+ * held them in registers across the whole loop (its first iteration a run-time flag): +1.3..+3.6 us. The same
+ * addresses (t0, t1, tv, t and step as the scan computes them), and nothing in the step writes the logits or the seen
+ * set: the same values, and the iterations run in the same order with the same state. */
 /* Round 35B (-DMS_CU_OR_SPF, off; docs/cuda.md): the ring-less K2or's entry in the order the memory system serves it: the
  * row's slot index, then the whole slot's loads issued (the settings, not only its used word), then (fp32 steps) an L1
  * prefetch of the first step's logits (prefetch.global.L1, the groups ms_cu_k2_scan1's first iteration loads), then the
  * set-up from those slot values (ms_cu_k2or_row's qs) instead of a second dependent load after slot_ok's. Round 34C's
- * PF1 issued its prefetches before the slot's loads, which then queued behind them; PRE1 (above) held the first step in
- * registers across the scan's loop (its liveness) and lost. The same slot values (nothing in the step writes the slots)
- * and cache hints only: exact by construction. =2: the slot's load order alone, without the prefetch (compiled, not run). */
+ * PF1 issued its prefetches before the slot's loads, which then queued behind them; PRE1 (round 35B; removed in round
+ * 36C) held the first step in registers across the scan's loop (its liveness) and lost. The same slot values (nothing in the step writes the slots)
+ * and cache hints only: exact by construction. =2: the slot's load order alone, without the prefetch (round 36C: full
+ * setting level or better, but top-p alone fp32 B=64 +1.0 / +1.6 us: its rows take K2or's general body, where =2's
+ * K2or has 28 / 13 more LDL / STL). =3 (round 36C): =2 with a compiler memory barrier at the general body's start in
+ * the ring-less K2or, so that the body loads the slot again (ms_cu_row_setup) instead of keeping the entry's slot values
+ * live into it: its K2or's SASS equals =2's, so not run (built, round 36C). */
 /* -DMS_CU_OR_SPF_RT (with MS_CU_OR_SPF; a measurement build): SPF's order only where MS_CU_SPF in the environment at
  * resource creation is not 0 (default 1), so that one stamps binary times both orders. -DMS_CU_OR_ST35 (a stamps build):
  * K2or's thread 0 stamps events 36 (its row's settings arrived: after ms_cu_k2or_row's one-read decision) and 37 (past
@@ -326,15 +334,15 @@
 #endif
 #ifdef MS_CU_OR_SPF
 #  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_EARLY) || defined(MS_CU_OR_DYN) || \
-      defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE) || defined(MS_CU_OR_PF1) || defined(MS_CU_OR_PRE1)
-#    error "-DMS_CU_OR_SPF (round 35B) assumes the default K2or (its chunks as ms_cu_k2_one's), without PF1 or PRE1"
+      defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE) || defined(MS_CU_OR_PF1)
+#    error "-DMS_CU_OR_SPF (round 35B) assumes the default K2or (its chunks as ms_cu_k2_one's), without PF1"
 #  endif
 #endif
-#ifdef MS_CU_OR_PRE1
+#ifdef MS_CU_OR_PEEL
 #  if !defined(MS_CU_OR_K2OWN) || !defined(MS_CU_ONEREAD) || !defined(MS_CU_OR_F32) || !defined(MS_CU_OR_EARLY) || \
       defined(MS_CU_OR_DYN) || defined(MS_CU_OR_TAPER) || defined(MS_CU_OR_TRANSPOSE) || defined(MS_CU_OR_LOOP2) || \
-      defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2)
-#    error "-DMS_CU_OR_PRE1 (round 35B's first step at entry) assumes the default K2or: its chunks, loads and scan as ms_cu_k2_one's"
+      defined(MS_CU_OR_ROWCUT) || defined(MS_CU_OR_RC2) || defined(MS_CU_OR_PF1) || !defined(MS_CU_OR_LEAN)
+#    error "-DMS_CU_OR_PEEL (round 36C's peeled first step) assumes the default K2or: its chunks, loads and scan as ms_cu_k2_one's"
 #  endif
 #endif
 #ifdef MS_CU_OR_LOOP2
@@ -3111,20 +3119,29 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
         }
     }
 }
-#  ifdef MS_CU_OR_PRE1
-/* Round 35B (-DMS_CU_OR_PRE1): a thread's first step of ms_cu_k2_scan1, loaded at K2or's entry (ms_cu_k2): v[u] holds
- * the 4 fp32 logits of group t + u step where that group lies below tv (the others are left alone, as
- * ms_cu_load_groups_f32 leaves them), on when the block took the loads (an fp32 step, the row's chunk aligned to
- * groups of 4, at least one whole group). With =2, w[u] the seen set's 32-bit word of that group, loaded (won) when
- * the step has a seen set and the row's slot index is in range. */
+#  ifdef MS_CU_OR_PEEL
+#    ifdef MS_CU_TKG3
+#      error "-DMS_CU_OR_PEEL (round 36C) peels the scan's loop as round 35A's =3 splits it: not with MS_CU_OR_TKGATE=3"
+#    endif
+/* Round 36C (-DMS_CU_OR_PEEL): a thread's first step of ms_cu_k2_scan1, loaded by ms_cu_k2_one before its set-up: v[u]
+ * and w[u] hold what ms_cu_load_groups_f32<NG> gives for group t + u step (t = t0 + 4 threadIdx.x, step = 4 blockDim.x:
+ * the 4 fp32 logits and, where c.pres, the seen set's word; the values of groups at or past tv left alone, their words
+ * 0), on when the block took the loads (block-uniform: an fp32 row, its chunk aligned to groups of 4, the ring-less
+ * K2or). ms_cu_orpre_load is the one place that computes that first step's geometry outside the scan. */
 struct ms_cu_orpre {
     float v[MS_CU_K2_NG][4];
-#    if MS_CU_OR_PRE1 >= 2
     uint32_t w[MS_CU_K2_NG];
-    bool won;
-#    endif
     bool on;
 };
+/* Round 36C: pre as ms_cu_k2_scan1's first iteration would load it: its chunk [t0, t1) as ms_cu_k2_one computes it, on
+ * only where the scan takes groups of 4 (ms_cu_vec4 at t0), t, step and tv as the scan's, ms_cu_load_groups_f32 itself */
+__device__ __forceinline__ void ms_cu_orpre_load(const ms_cu_args &a, int32_t g, const ms_cu_row &c, ms_cu_orpre &pre) {
+    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7, t0 = g * chunk, t1 = min(a.V, t0 + chunk);
+    pre.on = ms_cu_vec4(c, t0);
+    if (!pre.on) return;
+    const int32_t tv = t0 + ((t1 - t0) & ~3), step = (int32_t)blockDim.x * 4;
+    ms_cu_load_groups_f32<MS_CU_K2_NG>(c, t0 + (int32_t)threadIdx.x * 4, step, tv, pre.v, pre.w);
+}
 #  endif
 #  ifdef MS_CU_OR_DYN
 /* Round 28A: the state of a row's pieces for a block (ms_cu_k2_scan1 with DY; ms_cu_k2_one). Its values are the
@@ -3159,8 +3176,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_DYN
                                                 , const ms_cu_ordyn &dyn
 #endif
-#ifdef MS_CU_OR_PRE1
-                                                , const ms_cu_orpre *pre = nullptr /* round 35B: the first step, loaded */
+#ifdef MS_CU_OR_PEEL
+                                                , const ms_cu_orpre *pre = nullptr /* round 36C: the first step, loaded */
 #endif
                                                 ) {
     const unsigned FULL = 0xffffffffu;
@@ -3226,8 +3243,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
         int s0 = 0; /* round 15A: the ring's slot of this iteration's first group */
         if (RG) ms_cu_ring_start(c, rg, t0 + (int32_t)threadIdx.x * 4, step, tv);
-#ifdef MS_CU_OR_PRE1
-        bool pf = DT == 0 && !RG && pre != nullptr && pre->on; /* round 35B: the first iteration's groups are loaded */
+#ifdef MS_CU_OR_PEEL
+        /* round 36C: the first iteration's groups are loaded (pre): that iteration runs in phase 0 (below) alone */
+        bool pf = DT == 0 && !RG && pre != nullptr && pre->on;
 #endif
 #ifdef MS_CU_STAMPS
         bool half = false; /* round 18A: event 27 once (thread 0) */
@@ -3280,6 +3298,14 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #pragma unroll
         for (int ph = 0; ph < 2; ph++)
         for (; tb < tv; t += NG * step, tb += NG * step) {
+#elif defined(MS_CU_OR_PEEL)
+        /* round 36C: the loop peeled: phase 0 (a copy of the body with ph = 0) runs the first iteration alone where pf, with
+         * the loaded groups; phase 1 the loop from where phase 0 left t and tb (the first iteration where !pf). The same
+         * iterations in the same order: a continue in phase 0 advances t and tb, and pf (false after it) ends phase 0. */
+        int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4;
+#pragma unroll
+        for (int ph = 0; ph < 2; ph++)
+        for (; tb < tv && (ph || pf); t += NG * step, tb += NG * step, pf = false) {
 #else
         for (int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4; tb < tv; t += NG * step, tb += NG * step) {
 #endif
@@ -3367,23 +3393,16 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif
             {
             if (RG) ms_cu_ring_get<NG>(c, rg, s0, t, step, tv, v, words);
-#ifdef MS_CU_OR_PRE1
-            else if (DT == 0 && pf) {
-                /* Round 35B: ms_cu_load_groups_f32<NG>'s values from the loads issued at entry: the same groups (t is
-                 * t0 + threadIdx.x 4 in the first iteration, step blockDim.x 4, the same t0 and tv: ms_cu_k2's entry
-                 * computes them as ms_cu_k2_one does), the same addresses (c.row is the row ms_cu_k2 loaded from); the
-                 * seen words as there (c.pres implies a.seen, and the slot's index is the one slot_ok returned) */
-                pf = false;
+#ifdef MS_CU_OR_PEEL
+            else if (DT == 0 && !ph) {
+                /* Round 36C: phase 0 (pf: the first iteration) takes ms_cu_load_groups_f32<NG>'s values from the loads
+                 * ms_cu_k2_one issued before its set-up (ms_cu_orpre_load: the same t, step and tv, the same row and
+                 * seen set) */
 #pragma unroll
                 for (int u = 0; u < NG; u++) {
-                    words[u] = 0;
+                    words[u] = pre->w[u];
                     if (t + u * step < tv) {
                         v[u][0] = pre->v[u][0], v[u][1] = pre->v[u][1], v[u][2] = pre->v[u][2], v[u][3] = pre->v[u][3];
-#  if MS_CU_OR_PRE1 >= 2
-                        if (c.pres) words[u] = pre->won ? pre->w[u] : ((const uint32_t *)c.seen)[(t + u * step) >> 5];
-#  else
-                        if (c.pres) words[u] = ((const uint32_t *)c.seen)[(t + u * step) >> 5];
-#  endif
                     }
                 }
             }
@@ -3811,12 +3830,15 @@ __device__ __forceinline__ void ms_cu_or_reread(const ms_cu_row c, const uint32_
 template <int NG, bool RG>
 __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_row &c, ms_cu_rowstat *st,
                              uint32_t kk, unsigned long long *sbuf, uint32_t *h, uint32_t *sn,
-                             unsigned long long *wq
-#ifdef MS_CU_OR_PRE1
-                             , const ms_cu_orpre *pre = nullptr /* round 35B: K2or's first step, loaded at entry */
-#endif
-                             ) {
+                             unsigned long long *wq) {
     __shared__ uint32_t res[2], keepn, sbase, smax, sref, stk;
+#ifdef MS_CU_OR_PEEL
+    /* round 36C: the ring-less fp32 K2or's first step loaded before the set-up (its latency behind the zeroing, the
+     * barrier and the chunk's arithmetic); the scan's peeled first iteration takes it */
+    ms_cu_orpre pre;
+    pre.on = false;
+    if (!RG && c.dtype == MS_DTYPE_F32) ms_cu_orpre_load(a, g, c, pre);
+#endif
     uint32_t *rn = res; /* the pass stage's count (res is free until the bin cut or the select) */
     uint32_t *oh = h + 1024; /* round 14: the top-k' cut's bins (h's first 256 words serve the list, after the pass) */
     if (threadIdx.x == 0) {
@@ -3937,10 +3959,10 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
             : (c.dtype == MS_DTYPE_F32
                    ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn)
                    : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, dyn));
-#elif defined(MS_CU_OR_F32) && defined(MS_CU_OR_PRE1)
+#elif defined(MS_CU_OR_F32) && defined(MS_CU_OR_PEEL)
     const float rm = c.dtype == MS_DTYPE_F32
-                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage, pre)
-                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage);
+                         ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS, &pre)
+                         : ms_cu_k2_scan1<NG, RG>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS);
 #elif defined(MS_CU_OR_F32)
     const float rm = c.dtype == MS_DTYPE_F32
                          ? ms_cu_k2_scan1<NG, RG, decltype(stage), 0>(c, t0, t1, minp_cut, kk, &smax, &sref, &stk, oh, rg, stage MS_CU_RC_ARGS)
@@ -4099,9 +4121,6 @@ template <bool RG>
 __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, int32_t g, int32_t slot, uint32_t *wfilt,
                                                unsigned long long *sbuf, uint32_t *scnt, uint32_t *sn,
                                                unsigned long long *smass
-#ifdef MS_CU_OR_PRE1
-                                               , const ms_cu_orpre *pre = nullptr /* round 35B */
-#endif
 #ifdef MS_CU_OR_SPF
                                                , const ms_cu_slot *qs = nullptr /* round 35B: a.slots[slot], loaded */
 #endif
@@ -4144,11 +4163,7 @@ __device__ __forceinline__ bool ms_cu_k2or_row(const ms_cu_args &a, int32_t r, i
     c.minp_cut = -INFINITY;
     c.xcut = -INFINITY;
     ms_cu_k2_one<MS_CU_K2_NG, RG>(a, r, g, c, &a.stats[r], (uint32_t)ms_cu_lite_k(c, ms_cu_filters(c)), sbuf, scnt, sn,
-                                  smass
-#ifdef MS_CU_OR_PRE1
-                                  , pre
-#endif
-                                  );
+                                  smass);
     return true;
 }
 #endif
@@ -4364,41 +4379,6 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         }
     }
 #endif
-#ifdef MS_CU_OR_PRE1
-    /* Round 35B (-DMS_CU_OR_PRE1): the ring-less fp32 K2or's first step loaded here, before the slot's and the settings'
-     * dependent loads (ms_cu_orpre; ms_cu_k2_scan1's first iteration takes them). t0, t1 and tv as ms_cu_k2_one and
-     * ms_cu_k2_scan1 compute them; on only where the scan's own test (ms_cu_vec4 at t0) takes the groups of 4. A row
-     * that does not take the one-read path drops them. */
-    ms_cu_orpre pre;
-    pre.on = false;
-#  if MS_CU_OR_PRE1 >= 2
-    pre.won = false;
-#  endif
-    if (OR && OWN && !RG && a.dtype == MS_DTYPE_F32) {
-        const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
-        const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
-        if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
-            const int32_t tpv = tp0 + ((tp1 - tp0) & ~3), tp = tp0 + (int32_t)threadIdx.x * 4, stp = (int32_t)blockDim.x * 4;
-            pre.on = true;
-#pragma unroll
-            for (int u = 0; u < MS_CU_K2_NG; u++) {
-                if (tp + u * stp < tpv) {
-                    const float4 q = *(const float4 *)(rowp + tp + u * stp);
-                    pre.v[u][0] = q.x, pre.v[u][1] = q.y, pre.v[u][2] = q.z, pre.v[u][3] = q.w;
-                }
-            }
-#  if MS_CU_OR_PRE1 >= 2
-            const int32_t sp = a.row_slot[r];
-            if (a.seen && sp >= 0 && sp < a.capacity) {
-                const uint32_t *wp = (const uint32_t *)(a.seen + (size_t)sp * (size_t)a.seen_words);
-                pre.won = true;
-#pragma unroll
-                for (int u = 0; u < MS_CU_K2_NG; u++) pre.w[u] = tp + u * stp < tpv ? wp[(tp + u * stp) >> 5] : 0u;
-            }
-#  endif
-        }
-    }
-#endif
 #ifdef MS_CU_OR_SPF
     /* Round 35B (-DMS_CU_OR_SPF): the ring-less K2or's slot, then its settings' loads issued, then the first step's L1
      * prefetch; slot as ms_cu_slot_ok computes it (the same index and used word) */
@@ -4408,8 +4388,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         const int32_t sp = a.row_slot[r];
         const bool sv = sp >= 0 && sp < a.capacity;
         if (sv) spq = a.slots[sp];
-        if (MS_CU_OR_SPF != 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
-        if (MS_CU_OR_SPF != 2 && a.dtype == MS_DTYPE_F32) { /* =2: no prefetch */
+        if (MS_CU_OR_SPF < 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
+        if (MS_CU_OR_SPF < 2 && a.dtype == MS_DTYPE_F32) { /* =2, =3: no prefetch */
             const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
             const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
             if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
@@ -4429,9 +4409,7 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
     if (slot < 0) return;
 #if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_EARLY)
     /* rounds 18A and 18D: the one-read rows' lean branch; the others run the body */
-#  ifdef MS_CU_OR_PRE1
-    if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass, &pre)) {
-#  elif defined(MS_CU_OR_SPF)
+#  ifdef MS_CU_OR_SPF
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass, OWN && !RG && MS_CU_SPF_ON(a) ? &spq : nullptr)) {
 #  else
     if (OR && ms_cu_k2or_row<RG>(a, r, g, slot, wfilt, sbuf, scnt, &sn, smass)) {
@@ -4451,6 +4429,11 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         ms_cu_stamp(4);
         return;
     }
+#endif
+#if defined(MS_CU_OR_SPF) && MS_CU_OR_SPF >= 3
+    /* round 36C (SPF=3): the general body reads the slot from memory again (ms_cu_row_setup), not spq's registers: the
+     * same address's values (nothing in the step writes the slots) */
+    if (OR && OWN && !RG) asm volatile("" ::: "memory");
 #endif
 #ifdef MS_CU_LITE_EARLY
 #  ifdef MS_CU_RC_INST
