@@ -6502,23 +6502,6 @@ static_assert(MS_CU_IDS_I + MS_CU_WARP_N / 2 <= 512 && MS_CU_IDS_I + MS_CU_WARP_
 #  define MS_CU_IDS(WP) false
 #  define MS_CU_IDS3(WP) false
 #endif
-/* Round 35C: one warp's inclusive scan over n slots in pairs: lane l reads slots 2 l, 2 l + 1 of sh (0 past n) into e0, e1
- * and gets the sum of slots 0..2 l + 1 (the last lane's: the total). The draw's scan and =3 / =4's scan by key position. */
-#ifdef MS_CU_K4_IDSCAN
-__device__ __forceinline__ uint64_t ms_cu_pair_scan(const unsigned long long *sh, int32_t n, int lane, uint64_t &e0,
-                                                    uint64_t &e1) {
-    const int x0 = 2 * lane;
-    e0 = x0 < n ? sh[x0] : 0;
-    e1 = x0 + 1 < n ? sh[x0 + 1] : 0;
-    uint64_t inc = e0 + e1;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const uint64_t u = __shfl_up_sync(0xffffffffu, inc, o);
-        if (lane >= o) inc += u;
-    }
-    return inc;
-}
-#endif
 /* Round 35C: warp 0's end of the finish (=1..=4): the filters and the floor on the lane's two entries (v, id, q, cn, Ab,
  * kp as ms_cu_k4_fin_ld gives them; rk: their id ranks), the drawn masses by id rank, one scan, the draw (above). */
 #ifdef MS_CU_K4_IDSCAN
@@ -6541,10 +6524,15 @@ __device__ __forceinline__ void ms_cu_k4_ids_draw(const ms_cu_args &a, int32_t r
         }
     __syncwarp();
     const int x0 = 2 * lane;
+    const uint64_t e0 = x0 < n ? Esh[x0] : 0, e1 = x0 + 1 < n ? Esh[x0 + 1] : 0;
     const int32_t i0 = x0 < n ? Ish[x0] : 0, i1 = x0 + 1 < n ? Ish[x0 + 1] : 0;
-    uint64_t e0, e1;
-    const uint64_t inc = ms_cu_pair_scan(Esh, n, lane, e0, e1);
     const uint64_t sm = e0 + e1;
+    uint64_t inc = sm;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint64_t u = __shfl_up_sync(FULL, inc, o);
+        if (lane >= o) inc += u;
+    }
     const uint64_t total = __shfl_sync(FULL, inc, 31);
     if (!dry) ms_cu_stamp_f(15);
     if (total == 0) {
@@ -6643,8 +6631,13 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             }
             __syncwarp();
             const int x0 = 2 * lane;
-            uint64_t k0, k1;
-            const uint64_t inc = ms_cu_pair_scan(Ksh, n, lane, k0, k1);
+            const uint64_t k0 = x0 < n ? Ksh[x0] : 0, k1 = x0 + 1 < n ? Ksh[x0 + 1] : 0;
+            uint64_t inc = k0 + k1;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const uint64_t u = __shfl_up_sync(FULL, inc, o);
+                if (lane >= o) inc += u;
+            }
             const uint64_t ex = inc - (k0 + k1);
             Psh[x0] = ex;
             Psh[x0 + 1] = ex + k0;
