@@ -571,7 +571,7 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * each bookkeeping step, the scan every MS_CU_OR_SCAN-th) only once it can give a cut. A scan finds one only when some
  * bin's count from the top reaches k', so only when the block's counted (staged) tokens number >= k'; before that it
  * returns none, and stk holds 0 or a cut some other warp found, which needed the same. A warp opens its gate (tg,
- * warp-uniform, never closed again) when one of its own stagings returns a stage count >= k' (ms_cu_stage4r: the slot
+ * warp-uniform, never closed again) when one of its own stagings returns a stage count >= k' (ms_cu_stage4's return: the slot
  * after the lane's token, from the stage's own atomic, so no extra shared load); until then it skips the stk atomicMax,
  * its shuffle and the scan. The bins are still counted for every staged token (a later scan needs them), and the scan
  * schedule (ns) is D's. Exact: skipping only leaves a warp's cut lower (min-p's, or the top-k' cut it last held), and
@@ -2540,22 +2540,11 @@ __device__ __forceinline__ void ms_cu_k2_list(const ms_cu_args &a, int32_t r, co
 
 /* A group's passing tokens (bits of pm, the group's 4 values x from token t) appended to a block's stage: one shared
  * atomic on its count rn for the group, then each entry (x's bits, t) in wq while within MS_CU_HB (a count past it is
- * the overflow the callers test). The stage of K2's lite pass and of the one-read pass (their lambdas) and of round
- * 34B's ms_cu_or_stage_sb. */
-__device__ __forceinline__ void ms_cu_stage4(uint32_t *rn, unsigned long long *wq, int32_t t, const float *x,
-                                             uint32_t pm) {
-    uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-        if ((pm >> k) & 1u) {
-            if (i < (uint32_t)MS_CU_HB) wq[i] = ((unsigned long long)ms__f2u(x[k]) << 32) | (uint32_t)(t + k);
-            i++;
-        }
-}
-#ifdef MS_CU_TKG1
-/* Round 35A: ms_cu_stage4, returning the stage's count just after this call's tokens (its slots' end) */
-__device__ __forceinline__ uint32_t ms_cu_stage4r(uint32_t *rn, unsigned long long *wq, int32_t t, const float *x,
-                                                  uint32_t pm) {
+ * the overflow the callers test). Returns the stage's count just after this call's tokens (its slots' end: round 35A's
+ * =1 gate reads it; the others ignore it). The stage of K2's lite pass and of the one-read pass (their lambdas) and of
+ * round 34B's ms_cu_or_stage_sb. */
+__device__ __forceinline__ uint32_t ms_cu_stage4(uint32_t *rn, unsigned long long *wq, int32_t t, const float *x,
+                                                 uint32_t pm) {
     uint32_t i = atomicAdd(rn, (uint32_t)__popc(pm));
 #pragma unroll
     for (int k = 0; k < 4; k++)
@@ -2565,7 +2554,6 @@ __device__ __forceinline__ uint32_t ms_cu_stage4r(uint32_t *rn, unsigned long lo
         }
     return i;
 }
-#endif
 
 #if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
 template <int NG, bool RG, bool F32S = false, bool RC = false> /* RC: round 32A's ticket (rtk), from the early branch */
@@ -3103,6 +3091,24 @@ __device__ __forceinline__ uint32_t ms_cu_or_tkcut2(uint32_t *oh, uint32_t kk, f
  * of its max. A skipped step's values are below the cut, itself below the block's bound, so they would not have raised
  * it: the bound rises as today. With the ring, the warp's whole steps (every lane has NG whole groups) also load and
  * take maxima without per-group range tests. */
+#if defined(MS_CU_OR_SPF) || defined(MS_CU_OR_PEEL)
+/* Rounds 35B / 36C: block g's first step of K2or's scan, as ms_cu_k2_one and ms_cu_k2_scan1 compute it: the chunk [t0, t1)
+ * (round 23A's MS_CU_ORG chunks, rounded to 8), the end of its whole groups of 4 tv, the thread's first group t and the
+ * step between its groups; the one place outside the scan (round 35B's SPF prefetch, round 36C's PEEL loads). */
+struct ms_cu_or_first {
+    int32_t t0, t1, tv, t, step;
+};
+__device__ __forceinline__ ms_cu_or_first ms_cu_or_first_step(const ms_cu_args &a, int32_t g) {
+    ms_cu_or_first f;
+    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7;
+    f.t0 = g * chunk;
+    f.t1 = min(a.V, f.t0 + chunk);
+    f.tv = f.t0 + ((f.t1 - f.t0) & ~3);
+    f.step = (int32_t)blockDim.x * 4;
+    f.t = f.t0 + (int32_t)threadIdx.x * 4;
+    return f;
+}
+#endif
 #ifdef MS_CU_OR_F32
 /* Round 18A (-DMS_CU_OR_F32): ms_cu_load_groups for fp32 rows, without the dtype's test a group (the one-read pass's
  * copy for fp32, below): the same loads and values. */
@@ -3127,7 +3133,7 @@ __device__ __forceinline__ void ms_cu_load_groups_f32(const ms_cu_row &c, int32_
  * and w[u] hold what ms_cu_load_groups_f32<NG> gives for group t + u step (t = t0 + 4 threadIdx.x, step = 4 blockDim.x:
  * the 4 fp32 logits and, where c.pres, the seen set's word; the values of groups at or past tv left alone, their words
  * 0), on when the block took the loads (block-uniform: an fp32 row, its chunk aligned to groups of 4, the ring-less
- * K2or). ms_cu_orpre_load is the one place that computes that first step's geometry outside the scan. */
+ * K2or); its geometry from ms_cu_or_first_step. */
 struct ms_cu_orpre {
     float v[MS_CU_K2_NG][4];
     uint32_t w[MS_CU_K2_NG];
@@ -3136,11 +3142,10 @@ struct ms_cu_orpre {
 /* Round 36C: pre as ms_cu_k2_scan1's first iteration would load it: its chunk [t0, t1) as ms_cu_k2_one computes it, on
  * only where the scan takes groups of 4 (ms_cu_vec4 at t0), t, step and tv as the scan's, ms_cu_load_groups_f32 itself */
 __device__ __forceinline__ void ms_cu_orpre_load(const ms_cu_args &a, int32_t g, const ms_cu_row &c, ms_cu_orpre &pre) {
-    const int32_t chunk = ((a.V + MS_CU_ORG(a) - 1) / MS_CU_ORG(a) + 7) & ~7, t0 = g * chunk, t1 = min(a.V, t0 + chunk);
-    pre.on = ms_cu_vec4(c, t0);
+    const ms_cu_or_first f = ms_cu_or_first_step(a, g);
+    pre.on = ms_cu_vec4(c, f.t0);
     if (!pre.on) return;
-    const int32_t tv = t0 + ((t1 - t0) & ~3), step = (int32_t)blockDim.x * 4;
-    ms_cu_load_groups_f32<MS_CU_K2_NG>(c, t0 + (int32_t)threadIdx.x * 4, step, tv, pre.v, pre.w);
+    ms_cu_load_groups_f32<MS_CU_K2_NG>(c, f.t, f.step, f.tv, pre.v, pre.w);
 }
 #  endif
 #  ifdef MS_CU_OR_DYN
@@ -3930,7 +3935,7 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
     const ms_cu_or_stage_sb stage = {rn, wq}; /* round 34B: the lambda below with the warp-step's reservation */
 #else
 #  ifdef MS_CU_TKG1
-    auto stage = [&](int32_t t, const float *x, uint32_t pm) { return ms_cu_stage4r(rn, wq, t, x, pm); }; /* round 35A */
+    auto stage = [&](int32_t t, const float *x, uint32_t pm) { return ms_cu_stage4(rn, wq, t, x, pm); }; /* round 35A */
 #  else
     auto stage = [&](int32_t t, const float *x, uint32_t pm) { ms_cu_stage4(rn, wq, t, x, pm); };
 #  endif
@@ -4390,13 +4395,13 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
         if (sv) spq = a.slots[sp];
         if (MS_CU_OR_SPF < 2) asm volatile("" ::: "memory"); /* the slot's loads are issued before the prefetches */
         if (MS_CU_OR_SPF < 2 && a.dtype == MS_DTYPE_F32) { /* =2, =3: no prefetch */
-            const int32_t Gp = MS_CU_ORG(a), chp = ((a.V + Gp - 1) / Gp + 7) & ~7, tp0 = g * chp, tp1 = min(a.V, tp0 + chp);
+            const ms_cu_or_first f = ms_cu_or_first_step(a, g);
             const float *rowp = (const float *)(a.logits + (size_t)r * (size_t)a.stride * a.elem);
-            if (tp1 > tp0 && (((uintptr_t)(rowp + tp0)) & 15u) == 0 && (tp0 & 3) == 0) {
-                const int32_t tpv = tp0 + ((tp1 - tp0) & ~3), tp = tp0 + (int32_t)threadIdx.x * 4, stp = (int32_t)blockDim.x * 4;
+            if (f.t1 > f.t0 && (((uintptr_t)(rowp + f.t0)) & 15u) == 0 && (f.t0 & 3) == 0) {
 #pragma unroll
                 for (int u = 0; u < MS_CU_K2_NG; u++)
-                    if (tp + u * stp < tpv) asm volatile("prefetch.global.L1 [%0];" ::"l"(rowp + tp + u * stp) : "memory");
+                    if (f.t + u * f.step < f.tv)
+                        asm volatile("prefetch.global.L1 [%0];" ::"l"(rowp + f.t + u * f.step) : "memory");
             }
         }
         slot = sv && spq.used ? sp : -1;
