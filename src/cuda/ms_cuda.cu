@@ -514,6 +514,24 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * only (the ring's, which 2-byte one-read steps take, is the previous code: =2 there gave it two more spills and bf16
  * flat B=64 0.3 us): fp32 peaked B=28..96 0.05-0.5 us faster, flat level (-session27-final.md). -DMS_CU_NO_OR_TKGATE
  * builds without it; not with the switches its #error below names (measurement builds). */
+/* Round 37A (-DMS_CU_OR_LAZYBIN=1 or =2, off; docs/cuda.md): round 35A's =3 split of the one-read pass's loop (phase 0
+ * without the top-k' cut's per-step code, left once the block's stage holds k' tokens) in the ring-less K2or only (the
+ * ring's keeps =4's code, one copy), as MS_CU_OR_TKGATE=5. =1: phase 0 counts no bins either (a staged token is counted
+ * only by a warp in phase 1), so a block whose stage never reaches k' (peaked rows: ~12-14 tokens a block) runs
+ * round 34B's NB loop; phase 1 scans only once the stage holds 2 k' (the counts start at about k'). =2: phase 0 counts
+ * the bins (=3's loop, ring-less only). Exact: the bins' counts are read only by the scan (ms_cu_or_tkcut), which needs
+ * lower bounds ("counts are lower bounds": the tail loop stages without counting); a count skipped leaves every bin's
+ * count from the top lower, so a scan finds the same or a lower cut, or none, each a valid cut of D's kind (round 14);
+ * the gates only skip scans and reads of stk (round 35A's =2 / =3 argument). =3: =1 with the cut's state (ry, osc, tk,
+ * ns) set at phase 1's entry, not at the first step: dead in phase 0, so phase 0 holds none of it in registers (NB's
+ * loop); ry and osc from *sref as at the first step (not written after its barrier: the same bins), ns from 0 (any
+ * schedule is exact). */
+#ifdef MS_CU_OR_LAZYBIN
+#  if defined(MS_CU_OR_TKGATE) || defined(MS_CU_NO_OR_TKGATE) || (MS_CU_OR_LAZYBIN < 1 || MS_CU_OR_LAZYBIN > 3)
+#    error "-DMS_CU_OR_LAZYBIN=1, 2 or 3 sets MS_CU_OR_TKGATE (=5): not with another MS_CU_OR_TKGATE or MS_CU_NO_OR_TKGATE"
+#  endif
+#  define MS_CU_OR_TKGATE 5
+#endif
 #if !defined(MS_CU_NO_OR_TKGATE) && !defined(MS_CU_OR_TKGATE) && defined(MS_CU_OR_WSTAGE) && defined(MS_CU_OR_XBINS) && \
     !defined(MS_CU_OR_SB) && !defined(MS_CU_OR_ROWCUT) && !defined(MS_CU_OR_RC2) && !defined(MS_CU_OR_DYN)
 #  define MS_CU_OR_TKGATE 4
@@ -600,10 +618,14 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * none below kk anyway; the loop's state (t, tb, the ring's slot, first, the cuts) carries over unchanged. */
 /* =4 (the default since the twenty-seventh session): =2 in the ring-less instantiation (RG false) only; the ring's K2or
  * keeps the atomicMax round trip and the ungated scan (ms_cu_k2_scan1's TG2). */
-#if defined(MS_CU_OR_TKGATE) && (MS_CU_OR_TKGATE == 2 || MS_CU_OR_TKGATE == 3 || MS_CU_OR_TKGATE == 4)
+#if defined(MS_CU_OR_TKGATE) && (MS_CU_OR_TKGATE == 2 || MS_CU_OR_TKGATE == 3 || MS_CU_OR_TKGATE == 4 || \
+                                 MS_CU_OR_TKGATE == 5)
 #  define MS_CU_TKG2
-#  if MS_CU_OR_TKGATE == 3
+#  if MS_CU_OR_TKGATE == 3 || MS_CU_OR_TKGATE == 5
 #    define MS_CU_TKG3
+#  endif
+#  if MS_CU_OR_TKGATE == 5
+#    define MS_CU_TKG5 /* round 37A: =3's split in the ring-less instantiation only (MS_CU_OR_LAZYBIN) */
 #  endif
 #  ifdef MS_CU_OR_DYN
 #    error "-DMS_CU_OR_TKGATE=2, 3 or 4 is not built with MS_CU_OR_DYN"
@@ -3197,8 +3219,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     float ry = 0.0f, osc = 0.0f; /* its reference and bin scale (ms_cu_obin): of x with MS_CU_OR_XBINS, else of y */
     uint32_t ns = 0;         /* this warp's steps */
 #ifdef MS_CU_TKG2
-#  if MS_CU_OR_TKGATE == 4
-    constexpr bool TG2 = !RG; /* round 35A's =4: =2's code in the ring-less instantiation only */
+#  if MS_CU_OR_TKGATE == 4 || MS_CU_OR_TKGATE == 5
+    constexpr bool TG2 = !RG; /* round 35A's =4: =2's code in the ring-less instantiation only (round 37A's =5 too) */
 #  else
     constexpr bool TG2 = true;
 #  endif
@@ -3300,8 +3322,17 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
         /* round 35A (=3): the loop in two copies (the outer loop unrolled: ph a constant in each), phase 0 left for phase 1
          * (t, tb advanced past the step) once the block's stage holds kk tokens */
         int32_t t = t0 + (int32_t)threadIdx.x * 4, tb = t0 + wl * 4;
+#  ifdef MS_CU_TKG5
+        /* round 37A (=5): the ring's instantiation runs phase 1 alone (one copy: =4's ring code) */
+        constexpr bool LZ = MS_CU_OR_LAZYBIN != 2; /* phase 0 counts no bins; phase 1 scans from a stage of 2 kk */
+        constexpr bool LZS = MS_CU_OR_LAZYBIN == 3 && !RG; /* =3: the cut's state set at phase 1's entry */
+        const uint32_t kkg = LZ && !RG ? 2u * kk : kk; /* the scan gate's stage count */
+#pragma unroll
+        for (int ph = RG ? 1 : 0; ph < 2; ph++)
+#  else
 #pragma unroll
         for (int ph = 0; ph < 2; ph++)
+#  endif
         for (; tb < tv; t += NG * step, tb += NG * step) {
 #elif defined(MS_CU_OR_PEEL)
         /* round 36C: the loop peeled: phase 0 (a copy of the body with ph = 0) runs the first iteration alone where pf, with
@@ -3462,9 +3493,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                  * reference is the first step's block max (block-uniform: *sref is not written after the
                  * barrier, so this plain load races with nothing). Off when it gives no finite y. */
 #ifdef MS_CU_OR_XBINS /* tenth session: the bins on x (ms_cu_or_tkcut): the reference x and the scale per unit of x */
+#  ifdef MS_CU_TKG5
+                if (!LZS) { /* round 37A (=3): at phase 1's entry instead (below) */
+#  endif
                 ry = ms_cu_unkey(*sref);
                 osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
                 tk = kk > 0 && isfinite(ry) && isfinite(osc) && osc > 0.0f; /* no NaN in (ry - x) * osc */
+#  ifdef MS_CU_TKG5
+                }
+#  endif
 #else
                 ry = ms_cu_unkey(*sref) / T;
                 tk = kk > 0 && isfinite(ry);
@@ -3480,7 +3517,7 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             /* round 35A (=2): the block's top-k' cut read by every lane with a plain load (stk >= tkk always: above), issued
              * before the bound's round trip so that the two overlap; stk is 0 in rows without the cut (tk false: unused) */
 #  ifdef MS_CU_TKG3
-            uint32_t tko = ph ? *(volatile const uint32_t *)stk : 0u; /* round 35A (=3): none in phase 0 */
+            uint32_t tko = TG2 && ph ? *(volatile const uint32_t *)stk : 0u; /* round 35A (=3): none in phase 0 */
 #  else
             uint32_t tko = TG2 ? *(volatile const uint32_t *)stk : 0u;
 #  endif
@@ -3557,8 +3594,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                  * whose count from the top reaches k' (ms_cu_or_tkcut) raises the warp's and the block's cut */
 #ifdef MS_CU_TKG2
                 /* round 35A (=2): and only once the block's stage holds kk tokens (warp-uniform, sticky) */
+#  ifdef MS_CU_TKG5
+                if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
+                    (!TG2 || tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kkg)))) {
+#  else
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
                     (!TG2 || tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)))) {
+#  endif
 #else
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0)) {
 #endif
@@ -3606,7 +3648,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                 ns++;
 #endif
             }
-#ifdef MS_CU_TKG3
+#ifdef MS_CU_TKG5
+            else if (!ph && !LZS) ns++; /* round 37A (=5): as =3's (phase 1's steps without tk need no count: the ring's as D's) */
+#elif defined(MS_CU_TKG3)
             else ns++; /* round 35A (=3): phase 0 counts its steps too (D's scan schedule) */
 #endif
 #ifdef MS_CU_TKG1
@@ -3688,7 +3732,11 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #    else
                         pass(t + (j >> 2) * step + (j & 3), &y, 1u);
 #    endif
+#    ifdef MS_CU_TKG5
+                        if (tk && (!LZ || ph)) /* round 37A (=1): phase 1's stagings alone counted (lower bounds) */
+#    else
                         if (tk) /* round 14's count, as below */
+#    endif
 #    if defined(MS_CU_OR_XBINS) && defined(MS_CU_OR_SB_BIN)
                             atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u); /* round 34B: the same bin, no branch */
 #    elif defined(MS_CU_OR_XBINS)
@@ -3738,8 +3786,19 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #endif /* MS_CU_OR_WSTAGE */
 #ifdef MS_CU_TKG3
             /* round 35A (=3): phase 0 ends once the block's stage holds kk tokens (warp-uniform; tk block-uniform) */
+#  ifdef MS_CU_TKG5
+            if (!ph && (LZS ? kk > 0 : tk) && __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)) {
+                tg = !LZ; /* round 37A: =1's gate opens at a stage of 2 kk (kkg), =2's at once (=3's) */
+                if (LZS) { /* round 37A (=3): the cut's state, as the first step sets it (past its barrier) */
+                    ry = ms_cu_unkey(*sref);
+                    osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
+                    /* kk > 0 here; as D, tk only where the pass had its block-wide first step (first's initial value) */
+                    tk = tv - t0 >= NG * step && isfinite(ry) && isfinite(osc) && osc > 0.0f;
+                }
+#  else
             if (!ph && tk && __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)) {
                 tg = true;
+#  endif
                 t += NG * step;
                 tb += NG * step;
                 break;
