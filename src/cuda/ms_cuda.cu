@@ -525,7 +525,10 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * the gates only skip scans and reads of stk (round 35A's =2 / =3 argument). =3: =1 with the cut's state (ry, osc, tk,
  * ns) set at phase 1's entry, not at the first step: dead in phase 0, so phase 0 holds none of it in registers (NB's
  * loop); ry and osc from *sref as at the first step (not written after its barrier: the same bins), ns from 0 (any
- * schedule is exact). */
+ * schedule is exact). Measured (H200, full setting V=151936, bench/results/cuda_h200_2026-12-02-round37a.md): =1 fp32
+ * flat B=28..128 +0.66..+1.60 us, peaked -0.42..+0.12; =2 flat +0.18..+0.86, peaked B=64 +0.48; =3 peaked -0.57..-0.95
+ * (B=64 25.92 against D's 26.49; round 34B's NB -1.09 in the round's first call) but flat +0.23..+1.52, top-p alone B=64
+ * +0.36 / +0.59: off (flat rows lose their cut's first counts; =3 shows the peaked lever is the cut's live state). */
 #ifdef MS_CU_OR_LAZYBIN
 #  if defined(MS_CU_OR_TKGATE) || defined(MS_CU_NO_OR_TKGATE) || (MS_CU_OR_LAZYBIN < 1 || MS_CU_OR_LAZYBIN > 3)
 #    error "-DMS_CU_OR_LAZYBIN=1, 2 or 3 sets MS_CU_OR_TKGATE (=5): not with another MS_CU_OR_TKGATE or MS_CU_NO_OR_TKGATE"
