@@ -528,10 +528,18 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * schedule is exact). Measured (H200, full setting V=151936, bench/results/cuda_h200_2026-12-02-round37a.md): =1 fp32
  * flat B=28..128 +0.66..+1.60 us, peaked -0.42..+0.12; =2 flat +0.18..+0.86, peaked B=64 +0.48; =3 peaked -0.57..-0.95
  * (B=64 25.92 against D's 26.49; round 34B's NB -1.09 in the round's first call) but flat +0.23..+1.52, top-p alone B=64
- * +0.36 / +0.59: off (flat rows lose their cut's first counts; =3 shows the peaked lever is the cut's live state). */
+ * +0.36 / +0.59: off (flat rows lose their cut's first counts; =3 shows the peaked lever is the cut's live state).
+ * =4 (built after the round's calls, not run): =3, and a phase-0 warp whose step has >= MS_CU_OR_LZW passing tokens
+ * (flat rows' first step: ~20 a warp; a peaked block stages ~14 in its whole pass) leaves phase 0 before staging them:
+ * phase 1 runs that step again (its loads and bound again: the bound's atomicMax and the cuts are idempotent, first is
+ * already false, so no second barrier) and stages and counts its tokens, so flat rows count from their first step;
+ * phase 1's scans from a stage of k'. Exact as =3: the step's tokens are staged once, by phase 1. */
+#ifndef MS_CU_OR_LZW
+#  define MS_CU_OR_LZW 4
+#endif
 #ifdef MS_CU_OR_LAZYBIN
-#  if defined(MS_CU_OR_TKGATE) || defined(MS_CU_NO_OR_TKGATE) || (MS_CU_OR_LAZYBIN < 1 || MS_CU_OR_LAZYBIN > 3)
-#    error "-DMS_CU_OR_LAZYBIN=1, 2 or 3 sets MS_CU_OR_TKGATE (=5): not with another MS_CU_OR_TKGATE or MS_CU_NO_OR_TKGATE"
+#  if defined(MS_CU_OR_TKGATE) || defined(MS_CU_NO_OR_TKGATE) || (MS_CU_OR_LAZYBIN < 1 || MS_CU_OR_LAZYBIN > 4)
+#    error "-DMS_CU_OR_LAZYBIN=1..4 sets MS_CU_OR_TKGATE (=5): not with another MS_CU_OR_TKGATE or MS_CU_NO_OR_TKGATE"
 #  endif
 #  define MS_CU_OR_TKGATE 5
 #endif
@@ -3328,8 +3336,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #  ifdef MS_CU_TKG5
         /* round 37A (=5): the ring's instantiation runs phase 1 alone (one copy: =4's ring code) */
         constexpr bool LZ = MS_CU_OR_LAZYBIN != 2; /* phase 0 counts no bins; phase 1 scans from a stage of 2 kk */
-        constexpr bool LZS = MS_CU_OR_LAZYBIN == 3 && !RG; /* =3: the cut's state set at phase 1's entry */
-        const uint32_t kkg = LZ && !RG ? 2u * kk : kk; /* the scan gate's stage count */
+        constexpr bool LZS = MS_CU_OR_LAZYBIN >= 3 && !RG; /* =3, =4: the cut's state set at phase 1's entry */
+        constexpr bool LZH = MS_CU_OR_LAZYBIN == 4 && !RG; /* =4: a warp-step of many tokens enters phase 1 unstaged */
+        const uint32_t kkg = LZ && !LZH && !RG ? 2u * kk : kk; /* the scan gate's stage count */
 #pragma unroll
         for (int ph = RG ? 1 : 0; ph < 2; ph++)
 #  else
@@ -3670,6 +3679,15 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #pragma unroll
                     for (int k = 0; k < 4; k++) M |= (v[u][k] >= cut ? 1u : 0u) << (4 * u + k);
                 }
+#  ifdef MS_CU_TKG5
+                /* round 37A (=4): a step of many passing tokens leaves phase 0 unstaged (t, tb not advanced: phase 1 redoes it) */
+                if (LZH && !ph && kk > 0 && __reduce_add_sync(FULL, (uint32_t)__popc(M)) >= (uint32_t)MS_CU_OR_LZW) {
+                    ry = ms_cu_unkey(*sref);
+                    osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
+                    tk = tv - t0 >= NG * step && isfinite(ry) && isfinite(osc) && osc > 0.0f;
+                    break;
+                }
+#  endif
 #  ifdef MS_CU_OR_SB
                 /* round 34B: the warp-step's slots reserved at once (lane 0, one shared atomic); a lane's slot in a round
                  * is sb + the lanes before it with a token left (the round's ballot); sb moves past the round's tokens */
