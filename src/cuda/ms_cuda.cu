@@ -530,7 +530,7 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * (B=64 25.92 against D's 26.49; round 34B's NB -1.09 in the round's first call) but flat +0.23..+1.52, top-p alone B=64
  * +0.36 / +0.59: off (flat rows lose their cut's first counts; =3 shows the peaked lever is the cut's live state).
  * =4 (built after the round's calls, not run): =3, and a phase-0 warp whose step has >= MS_CU_OR_LZW passing tokens
- * (flat rows' first step: ~20 a warp; a peaked block stages ~14 in its whole pass) leaves phase 0 before staging them:
+ * (the default's counters at B=64: a flat block stages ~498 tokens in its pass, a peaked one ~14) leaves phase 0 before staging them:
  * phase 1 runs that step again (its loads and bound again: the bound's atomicMax and the cuts are idempotent, first is
  * already false, so no second barrier) and stages and counts its tokens, so flat rows count from their first step;
  * phase 1's scans from a stage of k'. Exact as =3: the step's tokens are staged once, by phase 1. */
