@@ -7243,6 +7243,17 @@ __device__ __forceinline__ uint4 *ms_cu_k4w_bsh() {
     return b;
 }
 #endif
+#ifdef MS_CU_K4W_BW
+#  ifdef MS_CU_K4W_BSH
+#    error "-DMS_CU_K4W_BW and -DMS_CU_K4W_BSH both replace ms_cu_k4w's loads: one at a time"
+#  endif
+/* Round 37B (-DMS_CU_K4W_BW=2, ms_cu_k4w alone: PW): the row's bins' bound bmax, published by warp 0 in one shared word
+ * (bit 31 set: valid; zeroed by thread 0 before each pass's barrier in ms_cu_k4_row) that the list's other warps poll */
+__device__ __forceinline__ uint32_t *ms_cu_k4w_bw() {
+    __shared__ uint32_t w;
+    return &w;
+}
+#endif
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
 template <bool OR, int CAP = MS_CU_CAND, bool PW = false, bool LD = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w; LD: round 30C's K4L (MS_CU_LD1) */
@@ -7360,6 +7371,34 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (threadIdx.x < MS_CU_LBINS / 4) ms_cu_bsh[threadIdx.x] = bv_;
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = 0;
+  } else
+#endif
+#ifdef MS_CU_K4W_BW
+  /* Round 37B (-DMS_CU_K4W_BW, off; ms_cu_k4w alone: PW): round 17B's loads (EARLYLD, below: the same words, ld.volatile,
+   * after the same wait, issued before any branch), with the bins first. =1: every warp loads its 256 bins (16 KB a block)
+   * right after the stats, before its PF speculative rounds (24 KB) instead of after them. =2: warp 0 alone loads the
+   * bins (1 KB), after the stats and before its rounds; it scans them (ms_cu_lbin_bmax) and publishes bmax in one shared
+   * word that the other warps poll (no block barrier: round 36B's BSH waited on a named barrier of the whole block).
+   * Exact: every warp's bins are the same 256 words read after the same wait, so warp 0's scan gives the bmax each warp's
+   * own scan gives; the word carries bmax itself (no other data is handed over) and is zeroed before each pass's barrier.
+   * docs/cuda.md, "Round 37B". */
+  if constexpr (PW) {
+    const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
+    uint32_t tk_;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = 0;
+    if (MS_CU_K4W_BW == 1 || threadIdx.x < 32) {
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
+    }
+#pragma unroll
+    for (int j = 0; j < PF; j++) /* speculative: see above */
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
   } else
 #endif
 #ifdef MS_CU_K4_EARLYLD
@@ -7491,6 +7530,23 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
             const uint4 b0 = ms_cu_bsh[2 * lane], b1 = ms_cu_bsh[2 * lane + 1];
             hb[0] = b0.x, hb[1] = b0.y, hb[2] = b0.z, hb[3] = b0.w, hb[4] = b1.x, hb[5] = b1.y, hb[6] = b1.z, hb[7] = b1.w;
         }
+#endif
+#if defined(MS_CU_K4W_BW) && MS_CU_K4W_BW == 2
+        if constexpr (PW) { /* round 37B: warp 0 scans and publishes; the list's other warps (the dry pass: 1-3; the real
+                             * pass: 1-15) poll the word (block-uniform branch: the row's stats and kk) */
+            uint32_t *const bw = ms_cu_k4w_bw();
+            if (threadIdx.x < 32) {
+                bmax = ms_cu_lbin_bmax(hb, kk);
+                if (lane == 0) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(bw)),
+                                            "r"(0x80000000u | bmax) : "memory");
+            } else {
+                uint32_t v;
+                do {
+                    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"((uint32_t)__cvta_generic_to_shared(bw)) : "memory");
+                } while (!(v >> 31));
+                bmax = v & 0x7fffffffu;
+            }
+        } else
 #endif
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
@@ -7777,6 +7833,11 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 const bool dry = pass == 0;
                 if (dry) ms_cu_stamp(36); /* round 20C */
                 if (threadIdx.x == 0) lite_n = 0;
+#if defined(MS_CU_K4W_BW) && MS_CU_K4W_BW == 2
+                if constexpr (PW) { /* round 37B: bmax's word not yet published in this pass (the barrier below orders it) */
+                    if (threadIdx.x == 0) *ms_cu_k4w_bw() = 0u;
+                }
+#endif
                 __syncthreads();
                 if (!dry) {
 #if defined(MS_CU_K4_ORST) && defined(MS_CU_STAMPS)
