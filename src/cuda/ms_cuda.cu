@@ -6678,6 +6678,43 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
+#ifdef MS_CU_K4W_P1T
+    /* Round 37B (-DMS_CU_K4W_P1T, off; ms_cu_k4w alone: WP with round 35C's id rank): pass 1 transposed. Thread t takes
+     * candidate ti = t % 64 and entries ts, ts + 8, ... (ts = t / 64: the same in a whole warp, so every lane of a warp
+     * reads the same entry T[j], one broadcast address, where the default's warp reads 8 entries of 16 bytes in each
+     * LDS.128); its partial count and mass go to P[ts][ti] (the dynamic shared memory past the finish's scratch: round
+     * 21C's dry copies' room, unused in the real pass) and warp 0 adds the 8 partials of its two candidates after the
+     * barrier (ms_cu_k4w's finish, below). Exact: the same integer terms, summed in another grouping (counts below 2^16
+     * a field, masses mod 2^64 as the default's). The dry pass's phase-B group (256 threads: ts 0..3) writes ts 0's
+     * partial to its own copy's Csh / Ash, as the default's group does. docs/cuda.md, "Round 37B". */
+    static_assert(MS_CU_CAND + MS_CU_WARP_N * 4 + 1 <= MS_CU_CAND + 512 && MS_CU_CAND + 1280 <= MS_CU_K4_DYN / 8,
+                  "round 37B's partials past the finish's scratch, inside K4's shared memory");
+    if constexpr (WP && MS_CU_IDS(WP)) {
+      if (!pw || rg == 1) {
+        const int ti = t & (MS_CU_WARP_N - 1), ts = t >> 6;
+        const uint32_t ki = ti < n ? T[ti].key : 0;
+        const int32_t ii = ti < n ? T[ti].id : 0;
+        int32_t cnt = 0;
+        unsigned long long A = 0;
+#pragma unroll 4
+        for (int32_t j = ts; j < n; j += 8) {
+            const ms_cu_pe e = T[j];
+            const bool gt = e.key > ki;
+            cnt += (int32_t)gt + ((int32_t)(e.id < ii) << 16);
+            A += gt ? e.q : 0;
+        }
+        if (ti < n) {
+            if (!pw) {
+                (sh + 512)[ts * MS_CU_WARP_N + ti] = A;
+                ((int32_t *)(sh + 1024))[ts * MS_CU_WARP_N + ti] = cnt;
+            } else if (ts == 0) {
+                Csh[ti] = cnt;
+                Ash[ti] = A;
+            }
+        }
+      }
+    } else
+#endif
     if (!pw || rg == 1) {
     const uint32_t ki = i < n ? T[i].key : 0;
     int32_t cnt = 0;
@@ -6749,6 +6786,27 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             uint64_t q[2], Ab[2];
             bool v[2], kp[2];
             ms_cu_k4_fin_ld(T, Csh, Ash, n, lane, v, id, q, cn, Ab, kp);
+#ifdef MS_CU_K4W_P1T
+            if constexpr (WP) { /* round 37B: the 8 partials of candidates lane and lane + 32 (above) */
+                if (!pw) {
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int x = lane + 32 * h;
+                        int32_t cs = 0;
+                        unsigned long long as = 0;
+                        if (v[h]) {
+#pragma unroll
+                            for (int u = 0; u < 8; u++) {
+                                cs += ((const int32_t *)(sh + 1024))[u * MS_CU_WARP_N + x];
+                                as += (sh + 512)[u * MS_CU_WARP_N + x];
+                            }
+                        }
+                        cn[h] = cs;
+                        Ab[h] = as;
+                    }
+                }
+            }
+#endif
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 rk[h] = cn[h] >> 16;
