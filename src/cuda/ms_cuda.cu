@@ -6686,7 +6686,8 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
      * 21C's dry copies' room, unused in the real pass) and warp 0 adds the 8 partials of its two candidates after the
      * barrier (ms_cu_k4w's finish, below). Exact: the same integer terms, summed in another grouping (counts below 2^16
      * a field, masses mod 2^64 as the default's). The dry pass's phase-B group (256 threads: ts 0..3) writes ts 0's
-     * partial to its own copy's Csh / Ash, as the default's group does. docs/cuda.md, "Round 37B". */
+     * partial to its own copy's Csh / Ash, as the default's group does. Exact (10 CUDA tests); measured slower: fp32
+     * V=151936 B=1 flat +0.14 us, peaked +0.08, V=262144 +0.17 / +0.13, bf16 +0.26 / +0.13: off. docs/cuda.md, "Round 37B". */
     static_assert(MS_CU_CAND + MS_CU_WARP_N * 4 + 1 <= MS_CU_CAND + 512 && MS_CU_CAND + 1280 <= MS_CU_K4_DYN / 8,
                   "round 37B's partials past the finish's scratch, inside K4's shared memory");
     if constexpr (WP && MS_CU_IDS(WP)) {
@@ -7439,7 +7440,8 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
    * word that the other warps poll (no block barrier: round 36B's BSH waited on a named barrier of the whole block).
    * Exact: every warp's bins are the same 256 words read after the same wait, so warp 0's scan gives the bmax each warp's
    * own scan gives; the word carries bmax itself (no other data is handed over) and is zeroed before each pass's barrier.
-   * docs/cuda.md, "Round 37B". */
+   * Exact (=2: 10 CUDA tests); measured fp32 V=151936 B=1 flat -0.03 us, peaked -0.08 (=1: +0.03 / +0.07), within the
+   * card's drift: the list then waits for the candidates' data instead (stamps). Off. docs/cuda.md, "Round 37B". */
   if constexpr (PW) {
     const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
     uint32_t tk_;
