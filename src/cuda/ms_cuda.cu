@@ -6758,6 +6758,44 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
     if (!dry) ms_cu_stamp(23);
     /* pass 1: candidate i = t / 8 counts entries s, s + 8, ... with a strictly greater key */
     const int i = t >> 3, s = t & 7;
+#ifdef MS_CU_K4W_P1T
+    /* Round 37B (-DMS_CU_K4W_P1T, off; ms_cu_k4w alone: WP with round 35C's id rank): pass 1 transposed. Thread t takes
+     * candidate ti = t % 64 and entries ts, ts + 8, ... (ts = t / 64: the same in a whole warp, so every lane of a warp
+     * reads the same entry T[j], one broadcast address, where the default's warp reads 8 entries of 16 bytes in each
+     * LDS.128); its partial count and mass go to P[ts][ti] (the dynamic shared memory past the finish's scratch: round
+     * 21C's dry copies' room, unused in the real pass) and warp 0 adds the 8 partials of its two candidates after the
+     * barrier (ms_cu_k4w's finish, below). Exact: the same integer terms, summed in another grouping (counts below 2^16
+     * a field, masses mod 2^64 as the default's). The dry pass's phase-B group (256 threads: ts 0..3) writes ts 0's
+     * partial to its own copy's Csh / Ash, as the default's group does. Exact (10 CUDA tests); measured slower: fp32
+     * V=151936 B=1 flat +0.14 us, peaked +0.08, V=262144 +0.17 / +0.13, bf16 +0.26 / +0.13: off. docs/cuda.md, "Round 37B". */
+    static_assert(MS_CU_CAND + MS_CU_WARP_N * 4 + 1 <= MS_CU_CAND + 512 && MS_CU_CAND + 1280 <= MS_CU_K4_DYN / 8,
+                  "round 37B's partials past the finish's scratch, inside K4's shared memory");
+    if constexpr (WP && MS_CU_IDS(WP)) {
+      if (!pw || rg == 1) {
+        const int ti = t & (MS_CU_WARP_N - 1), ts = t >> 6;
+        const uint32_t ki = ti < n ? T[ti].key : 0;
+        const int32_t ii = ti < n ? T[ti].id : 0;
+        int32_t cnt = 0;
+        unsigned long long A = 0;
+#pragma unroll 4
+        for (int32_t j = ts; j < n; j += 8) {
+            const ms_cu_pe e = T[j];
+            const bool gt = e.key > ki;
+            cnt += (int32_t)gt + ((int32_t)(e.id < ii) << 16);
+            A += gt ? e.q : 0;
+        }
+        if (ti < n) {
+            if (!pw) {
+                (sh + 512)[ts * MS_CU_WARP_N + ti] = A;
+                ((int32_t *)(sh + 1024))[ts * MS_CU_WARP_N + ti] = cnt;
+            } else if (ts == 0) {
+                Csh[ti] = cnt;
+                Ash[ti] = A;
+            }
+        }
+      }
+    } else
+#endif
     if (!pw || rg == 1) {
     const uint32_t ki = i < n ? T[i].key : 0;
     int32_t cnt = 0;
@@ -6829,6 +6867,27 @@ __device__ void ms_cu_k4_fin_blk(const ms_cu_args &a, int32_t r, const ms_cu_row
             uint64_t q[2], Ab[2];
             bool v[2], kp[2];
             ms_cu_k4_fin_ld(T, Csh, Ash, n, lane, v, id, q, cn, Ab, kp);
+#ifdef MS_CU_K4W_P1T
+            if constexpr (WP) { /* round 37B: the 8 partials of candidates lane and lane + 32 (above) */
+                if (!pw) {
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int x = lane + 32 * h;
+                        int32_t cs = 0;
+                        unsigned long long as = 0;
+                        if (v[h]) {
+#pragma unroll
+                            for (int u = 0; u < 8; u++) {
+                                cs += ((const int32_t *)(sh + 1024))[u * MS_CU_WARP_N + x];
+                                as += (sh + 512)[u * MS_CU_WARP_N + x];
+                            }
+                        }
+                        cn[h] = cs;
+                        Ab[h] = as;
+                    }
+                }
+            }
+#endif
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 rk[h] = cn[h] >> 16;
@@ -7323,6 +7382,17 @@ __device__ __forceinline__ uint4 *ms_cu_k4w_bsh() {
     return b;
 }
 #endif
+#ifdef MS_CU_K4W_BW
+#  ifdef MS_CU_K4W_BSH
+#    error "-DMS_CU_K4W_BW and -DMS_CU_K4W_BSH both replace ms_cu_k4w's loads: one at a time"
+#  endif
+/* Round 37B (-DMS_CU_K4W_BW=2, ms_cu_k4w alone: PW): the row's bins' bound bmax, published by warp 0 in one shared word
+ * (bit 31 set: valid; zeroed by thread 0 before each pass's barrier in ms_cu_k4_row) that the list's other warps poll */
+__device__ __forceinline__ uint32_t *ms_cu_k4w_bw() {
+    __shared__ uint32_t w;
+    return &w;
+}
+#endif
 /* After the PDL wait, by the whole block (*n_sh = 0 and a barrier before): false when the row is not
  * served here (empty, or candidates over MS_CU_CAND: the block path from the start). */
 template <bool OR, int CAP = MS_CU_CAND, bool PW = false, bool LD = false> /* OR: this row's candidates come from K2's one-read path (ms_cu_onread); CAP: round 20B's K4L (below); PW: round 21C's ms_cu_k4w; LD: round 30C's K4L (MS_CU_LD1) */
@@ -7440,6 +7510,35 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
     if (threadIdx.x < MS_CU_LBINS / 4) ms_cu_bsh[threadIdx.x] = bv_;
 #pragma unroll
     for (int j = 0; j < 8; j++) hb[j] = 0;
+  } else
+#endif
+#ifdef MS_CU_K4W_BW
+  /* Round 37B (-DMS_CU_K4W_BW, off; ms_cu_k4w alone: PW): round 17B's loads (EARLYLD, below: the same words, ld.volatile,
+   * after the same wait, issued before any branch), with the bins first. =1: every warp loads its 256 bins (16 KB a block)
+   * right after the stats, before its PF speculative rounds (24 KB) instead of after them. =2: warp 0 alone loads the
+   * bins (1 KB), after the stats and before its rounds; it scans them (ms_cu_lbin_bmax) and publishes bmax in one shared
+   * word that the other warps poll (no block barrier: round 36B's BSH waited on a named barrier of the whole block).
+   * Exact: every warp's bins are the same 256 words read after the same wait, so warp 0's scan gives the bmax each warp's
+   * own scan gives; the word carries bmax itself (no other data is handed over) and is zeroed before each pass's barrier.
+   * Exact (=2: 10 CUDA tests); measured fp32 V=151936 B=1 flat -0.03 us, peaked -0.08 (=1: +0.03 / +0.07), within the
+   * card's drift: the list then waits for the candidates' data instead (stamps). Off. docs/cuda.md, "Round 37B". */
+  if constexpr (PW) {
+    const uint32_t *hrow = ms_cu_k4_hrow(a, r, lane, dry);
+    uint32_t tk_;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(mk), "=r"(tk_), "=r"(cand_n), "=r"(bound) : "l"(st));
+    (void)tk_;
+#pragma unroll
+    for (int j = 0; j < 8; j++) hb[j] = 0;
+    if (MS_CU_K4W_BW == 1 || threadIdx.x < 32) {
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(hb[0]), "=r"(hb[1]), "=r"(hb[2]), "=r"(hb[3]) : "l"(hrow));
+      asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(hb[4]), "=r"(hb[5]), "=r"(hb[6]), "=r"(hb[7]) : "l"(hrow + 4));
+    }
+#pragma unroll
+    for (int j = 0; j < PF; j++) /* speculative: see above */
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(pre[j]) : "l"(g + threadIdx.x + j * blockDim.x));
   } else
 #endif
 #ifdef MS_CU_K4_EARLYLD
@@ -7571,6 +7670,23 @@ __device__ __forceinline__ bool ms_cu_k4_lite(const ms_cu_args &a, int32_t r, ms
             const uint4 b0 = ms_cu_bsh[2 * lane], b1 = ms_cu_bsh[2 * lane + 1];
             hb[0] = b0.x, hb[1] = b0.y, hb[2] = b0.z, hb[3] = b0.w, hb[4] = b1.x, hb[5] = b1.y, hb[6] = b1.z, hb[7] = b1.w;
         }
+#endif
+#if defined(MS_CU_K4W_BW) && MS_CU_K4W_BW == 2
+        if constexpr (PW) { /* round 37B: warp 0 scans and publishes; the list's other warps (the dry pass: 1-3; the real
+                             * pass: 1-15) poll the word (block-uniform branch: the row's stats and kk) */
+            uint32_t *const bw = ms_cu_k4w_bw();
+            if (threadIdx.x < 32) {
+                bmax = ms_cu_lbin_bmax(hb, kk);
+                if (lane == 0) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"((uint32_t)__cvta_generic_to_shared(bw)),
+                                            "r"(0x80000000u | bmax) : "memory");
+            } else {
+                uint32_t v;
+                do {
+                    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"((uint32_t)__cvta_generic_to_shared(bw)) : "memory");
+                } while (!(v >> 31));
+                bmax = v & 0x7fffffffu;
+            }
+        } else
 #endif
         bmax = ms_cu_lbin_bmax(hb, kk);
     }
@@ -7857,6 +7973,11 @@ __global__ void MS_CU_K4_BOUNDS ms_cu_k4(ms_cu_args a) {
                 const bool dry = pass == 0;
                 if (dry) ms_cu_stamp(36); /* round 20C */
                 if (threadIdx.x == 0) lite_n = 0;
+#if defined(MS_CU_K4W_BW) && MS_CU_K4W_BW == 2
+                if constexpr (PW) { /* round 37B: bmax's word not yet published in this pass (the barrier below orders it) */
+                    if (threadIdx.x == 0) *ms_cu_k4w_bw() = 0u;
+                }
+#endif
                 __syncthreads();
                 if (!dry) {
 #if defined(MS_CU_K4_ORST) && defined(MS_CU_STAMPS)
