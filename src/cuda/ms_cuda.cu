@@ -8906,6 +8906,20 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
 #ifdef MS_CU_OR_GMAX
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+        /* Round 37C (-DMS_CU_OR_SMALLB=g, off): a step past the L2 rule kept two-pass only by the chunk floor or the G bound
+         * (ms_cu_grid's G of at most g chunks a row: B=24..27 at V=151936 / 262144 with g = 22) takes the one-read path
+         * in MS_CU_OR_GMAX chunks a row (within ms_cu_or_bound: the floor ms_cu_or_min, K1..K3's chunk, CHUNKMAX). From B,
+         * V and the dtype alone (capturable); exact, as both paths are for any G. Not where a test set the threshold. */
+        if (!a.oneread && ms_cu_or_l2 && a.G <= (int32_t)(MS_CU_OR_SMALLB) &&
+            (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q) {
+            const int32_t g = (int32_t)ms_cu_or_bound(V, (int64_t)(MS_CU_OR_GMAX));
+            if (g < a.G && ms_cu_chunk_of(V, g) >= ms_cu_or_min) {
+                (void)ms_cu_set_grid(a, st, n, g, p);
+                a.oneread = 1;
+            }
+        }
+#endif
         if (a.oneread) {
             /* Round 28B's one-wave rule (on), round 27A's -DMS_CU_OR_WAVEQ=q (more, smaller chunks; measured slower at
              * B=32..96) and round 28B's G set directly (knobs, off by default). The ring follows the blocks. */
