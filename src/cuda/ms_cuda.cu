@@ -8907,17 +8907,16 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
 #if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
-        /* Round 37C (-DMS_CU_OR_SMALLB=g, off): a step past the L2 rule kept two-pass only by the chunk floor or the G bound
-         * (ms_cu_grid's G of at most g chunks a row: B=24..27 at V=151936 / 262144 with g = 22) takes the one-read path
-         * in MS_CU_OR_GMAX chunks a row (within ms_cu_or_bound: the floor ms_cu_or_min, K1..K3's chunk, CHUNKMAX). From B,
-         * V and the dtype alone (capturable); exact, as both paths are for any G. Not where a test set the threshold. */
+        /* Round 37C (-DMS_CU_OR_SMALLB=g, off): a two-pass step whose grid (ms_cu_grid) has at most g chunks a row takes the
+         * one-read path in MS_CU_OR_GMAX chunks a row when the row holds that many of the path's chunks (ms_cu_or_bound:
+         * V >= 18 x 8192 by default), whatever the L2 rule says: with g = 22, B=23..27 at V=151936 and 262144 on 132
+         * multiprocessors (B=24 / 27 in the round's first call: one-read at 18 chunks -0.3 / -1.1 us flat, -1.9 / -1.9
+         * peaked; B <= 20 flat slower). From B, V and the chip alone (capturable); exact, as both paths are for any G.
+         * Not where a test set the threshold (ms__cuda_oneread turns ms_cu_or_l2 off). */
         if (!a.oneread && ms_cu_or_l2 && a.G <= (int32_t)(MS_CU_OR_SMALLB) &&
-            (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q) {
-            const int32_t g = (int32_t)ms_cu_or_bound(V, (int64_t)(MS_CU_OR_GMAX));
-            if (g < a.G && ms_cu_chunk_of(V, g) >= ms_cu_or_min) {
-                (void)ms_cu_set_grid(a, st, n, g, p);
-                a.oneread = 1;
-            }
+            ms_cu_or_bound(V, (int64_t)(MS_CU_OR_GMAX)) == (int64_t)(MS_CU_OR_GMAX) && (int32_t)(MS_CU_OR_GMAX) < a.G) {
+            (void)ms_cu_set_grid(a, st, n, (int32_t)(MS_CU_OR_GMAX), p);
+            a.oneread = 1;
         }
 #endif
         if (a.oneread) {
