@@ -8910,9 +8910,11 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         /* Round 37C (-DMS_CU_OR_SMALLB=g, off): a two-pass step whose grid (ms_cu_grid) has at most g chunks a row takes the
          * one-read path in MS_CU_OR_GMAX chunks a row when the row holds that many of the path's chunks (ms_cu_or_bound:
          * V >= 18 x 8192 by default), whatever the L2 rule says: with g = 22, B=23..27 at V=151936 and 262144 on 132
-         * multiprocessors (B=24 / 27 in the round's first call: one-read at 18 chunks -0.3 / -1.1 us flat, -1.9 / -1.9
-         * peaked; B <= 20 flat slower). From B, V and the chip alone (capturable); exact, as both paths are for any G.
-         * Not where a test set the threshold (ms__cuda_oneread turns ms_cu_or_l2 off). */
+         * multiprocessors. H200, full setting: fp32 V=151936 peaked -1.0..-1.9 us, flat B=23 / 24 level, B=25..27
+         * -0.5..-0.9, bf16 and V=262144 likewise or better; but top-p alone +1.2..+3.8 at B=24 / 27 (its rows lose
+         * ms_cu_grid's 22 chunks a row and run the path's <true> kernels): off (docs/cuda.md, round 37C). At B <= 20 the
+         * path loses on flat rows at every G measured. From B, V and the chip alone (capturable); exact, as both paths are
+         * for any G. Not where a test set the threshold (ms__cuda_oneread turns ms_cu_or_l2 off). */
         if (!a.oneread && ms_cu_or_l2 && a.G <= (int32_t)(MS_CU_OR_SMALLB) &&
             ms_cu_or_bound(V, (int64_t)(MS_CU_OR_GMAX)) == (int64_t)(MS_CU_OR_GMAX) && (int32_t)(MS_CU_OR_GMAX) < a.G) {
             (void)ms_cu_set_grid(a, st, n, (int32_t)(MS_CU_OR_GMAX), p);
