@@ -8962,7 +8962,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * rows all start aligned to 4 values (ms_cu_onread's last test: the base and the stride), so that top-p alone,
          * greedy, HF-order or unfiltered rows keep the default's two-pass step. A superset of the step's rows (resident
          * requests without a row count too). Any choice is exact (both paths are); a captured graph keeps the choice it
-         * was captured with. */
+         * was captured with. H200 (docs/cuda.md, round 37C part 2): full setting as above (peaked B=24 / 27 -1.65..-1.86
+         * us, flat B=27 -0.84..-1.05), top-p alone level (-0.17..+0.02): recommended on, off until validated. */
 #  ifndef MS_CU_OR_SMALLB_ALL
         const bool smallb_ok = apply_filters && st->orx_slots == 0 &&
                                ((uintptr_t)logits & (uintptr_t)(4 * a.elem - 1)) == 0 && (stride & 3) == 0;
