@@ -950,6 +950,10 @@ typedef struct ms_cu_state {
     uint8_t *h_rcq;     /* round 32A: per slot (capacity), 1 when its request can take the row cut (ms__cuda_ingest) */
     int32_t rc_slots;   /* round 32A: how many slots hold 1 there */
 #endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+    uint8_t *h_orx;     /* round 37C: per slot (capacity), 1 when its request would not be a lite one-read row (ms_cu_or_nolite) */
+    int32_t orx_slots;  /* round 37C: how many slots hold 1 there (ms__cuda_ingest / ms__cuda_remove) */
+#endif
     int32_t *h_stage;   /* pageable host copy of plan / accept tokens (MS_CU_STAGE): see ms_cu_stage_tokens */
 } ms_cu_state;
 
@@ -8506,6 +8510,11 @@ extern "C" int ms__cuda_init(ms_resource *res) {
     if (!st->h_rcq) return ms__fail(res, MS_ENOMEM, "row cut flags");
     st->rc_slots = 0;
 #endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+    st->h_orx = (uint8_t *)calloc((size_t)res->params.capacity + 1, 1);
+    if (!st->h_orx) return ms__fail(res, MS_ENOMEM, "one-read lite flags");
+    st->orx_slots = 0;
+#endif
     st->h_stage = (int32_t *)malloc((size_t)MS_CU_STAGE * sizeof(int32_t));
     if (!st->h_stage) return ms__fail(res, MS_ENOMEM, "token staging");
     e = cudaFuncSetAttribute(ms_cu_k4<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_CU_K4_DYN);
@@ -8564,10 +8573,31 @@ extern "C" void ms__cuda_destroy(ms_resource *res) {
 #ifdef MS_CU_RC_INST
     free(st->h_rcq);
 #endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+    free(st->h_orx);
+#endif
     free(st->h_stage);
     free(st);
     res->backend_state = NULL;
 }
+
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+/* Round 37C (-DMS_CU_OR_SMALLB): 1 when a request's settings would NOT make its rows lite one-read rows in a step of
+ * MS_CU_OR_GMAX chunks a row with filters on: the complement of ms_cu_onread on the slot's fields (ms__cuda_ingest
+ * copies them from cfg unchanged): min-p on (ms_cu_slot_row: min_p > 0 with the step's filters), a top-k of the default
+ * order (ms_cu_filters: 0 < top_k < V; the rule's V >= 147456 is above MS_CU_STAGE_SH) of at most MS_CU_STAGE_SH
+ * (ms_cu_lite_k), not greedy (T >= MS_GREEDY_TEMPERATURE: greedy rows take K1's argmax in either path), no window
+ * penalty (rep != 1 with a window), and MS_CU_OR_GMAX lists of k + k / 8 + 8 within MS_CU_CAND. The row's alignment
+ * is the step's (ms_cu_launch). */
+static uint8_t ms_cu_or_nolite(const ms_req_config *cfg) {
+    const int32_t k = cfg->top_k;
+    const bool lite = cfg->min_p > 0.0f && k > 0 && k <= MS_CU_STAGE_SH && !cfg->top_p_first &&
+                      !(cfg->temperature < MS_GREEDY_TEMPERATURE) &&
+                      !(cfg->repetition_penalty != 1.0f && cfg->repetition_window > 0) &&
+                      (int64_t)(MS_CU_OR_GMAX) * (int64_t)(k + k / 8 + 8) <= (int64_t)MS_CU_CAND;
+    return lite ? 0 : 1;
+}
+#endif
 
 extern "C" int ms__cuda_ingest(ms_resource *res, int32_t slot, const ms_req_config *cfg) {
     ms_cu_state *st = ms_cu_st(res);
@@ -8595,6 +8625,13 @@ extern "C" int ms__cuda_ingest(ms_resource *res, int32_t slot, const ms_req_conf
         st->h_rcq[slot] = q;
     }
 #endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+    { /* round 37C: SMALLB's count of resident requests that are not lite one-read rows */
+        const uint8_t q = ms_cu_or_nolite(cfg);
+        st->orx_slots += (int32_t)q - (int32_t)st->h_orx[slot];
+        st->h_orx[slot] = q;
+    }
+#endif
     return MS_OK;
 }
 
@@ -8605,6 +8642,10 @@ extern "C" void ms__cuda_remove(ms_resource *res, int32_t slot) {
 #ifdef MS_CU_RC_INST
     st->rc_slots -= (int32_t)st->h_rcq[slot]; /* round 32A */
     st->h_rcq[slot] = 0;
+#endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+    st->orx_slots -= (int32_t)st->h_orx[slot]; /* round 37C */
+    st->h_orx[slot] = 0;
 #endif
     if (st->d_seen)
         cudaMemsetAsync(st->d_seen + (size_t)slot * (size_t)res->bitset_words, 0, (size_t)res->bitset_words * 8,
@@ -9106,6 +9147,35 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
                     (!ms_cu_or_l2 || (int64_t)n * V * MS_CU_OR_ELEM(a.elem) * 4 > (int64_t)st->l2_bytes * MS_CU_OR_L2Q);
 #ifdef MS_CU_OR_GMAX
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
+#endif
+#if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+        /* Round 37C (-DMS_CU_OR_SMALLB=g, off): a two-pass step whose grid (ms_cu_grid) has at most g chunks a row takes the
+         * one-read path in MS_CU_OR_GMAX chunks a row when the row holds that many of the path's chunks (ms_cu_or_bound:
+         * V >= 18 x 8192 by default), whatever the L2 rule says: with g = 22, B=23..27 at V=151936 and 262144 on 132
+         * multiprocessors. H200, full setting: fp32 V=151936 peaked -1.0..-1.9 us, flat B=23 / 24 level, B=25..27
+         * -0.5..-0.9, bf16 and V=262144 likewise or better; but top-p alone +1.2..+3.8 at B=24 / 27 (its rows lose
+         * ms_cu_grid's 22 chunks a row and run the path's <true> kernels): off (docs/cuda.md, round 37C). At B <= 20 the
+         * path loses on flat rows at every G measured. From B, V and the chip alone (capturable); exact, as both paths are
+         * for any G. Not where a test set the threshold (ms__cuda_oneread turns ms_cu_or_l2 off).
+         * Round 37C part 2 (unless -DMS_CU_OR_SMALLB_ALL, the rule above alone): only while every resident request
+         * would be a lite one-read row (st->orx_slots == 0, kept by ms__cuda_ingest / ms__cuda_remove from the slots'
+         * settings, ms_cu_or_nolite; as round 32A's rc_slots), in a step with filters on (else no row is lite) whose
+         * rows all start aligned to 4 values (ms_cu_onread's last test: the base and the stride), so that top-p alone,
+         * greedy, HF-order or unfiltered rows keep the default's two-pass step. A superset of the step's rows (resident
+         * requests without a row count too). Any choice is exact (both paths are); a captured graph keeps the choice it
+         * was captured with. H200 (docs/cuda.md, round 37C part 2): full setting as above (peaked B=24 / 27 -1.65..-1.86
+         * us, flat B=27 -0.84..-1.05), top-p alone level (-0.17..+0.02): recommended on, off until validated. */
+#  ifndef MS_CU_OR_SMALLB_ALL
+        const bool smallb_ok = apply_filters && st->orx_slots == 0 &&
+                               ((uintptr_t)logits & (uintptr_t)(4 * a.elem - 1)) == 0 && (stride & 3) == 0;
+#  else
+        const bool smallb_ok = true;
+#  endif
+        if (smallb_ok && !a.oneread && ms_cu_or_l2 && a.G <= (int32_t)(MS_CU_OR_SMALLB) &&
+            ms_cu_or_bound(V, (int64_t)(MS_CU_OR_GMAX)) == (int64_t)(MS_CU_OR_GMAX) && (int32_t)(MS_CU_OR_GMAX) < a.G) {
+            (void)ms_cu_set_grid(a, st, n, (int32_t)(MS_CU_OR_GMAX), p);
+            a.oneread = 1;
+        }
 #endif
         if (a.oneread) {
             /* Round 28B's one-wave rule (on), round 27A's -DMS_CU_OR_WAVEQ=q (more, smaller chunks; measured slower at
@@ -9720,6 +9790,16 @@ extern "C" int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]) {
     (void)minchunk;
     if (out)
         for (int i = 0; i < 5; i++) out[i] = 0;
+    return 0;
+#endif
+}
+
+/* Round 37C (tests only): the build's MS_CU_OR_SMALLB (the one-read path at two-pass steps of at most that many chunks a
+ * row while every resident request is lite), 0 without it. */
+extern "C" int32_t ms__cuda_orsmallb(void) {
+#if defined(MS_CU_ONEREAD) && defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
+    return (int32_t)(MS_CU_OR_SMALLB);
+#else
     return 0;
 #endif
 }

@@ -69,6 +69,9 @@ int ms__cuda_rowcut_rows(uint64_t out[2]);
  * top-k' cut fired, out[4]. Returns 1 when the path is built,
  * 0 when not (out zeroed, nothing done), MS_ECUDA on a CUDA error (waits for the device). */
 int ms__cuda_oneread(int32_t minchunk, uint64_t out[5]);
+/* Tests only (round 37C): the build's -DMS_CU_OR_SMALLB (the one-read path at two-pass steps of at most that many
+ * chunks a row while every resident request is lite), 0 without it. */
+int32_t ms__cuda_orsmallb(void);
 /* Measurements (round 23A, -DMS_CU_OR_FEW): the few-chunk one-read steps' chunk in tokens (0: off; -1: the default,
  * MS_CU_OR_FEWCHUNK), their largest B (-1: MS_CU_OR_FEWB) and K4's warm-up pass in them (0: as the default's rule; -1 or
  * 1: in all); read at launch, on the host. Returns 1 when built with the switch, else 0 (nothing done). */

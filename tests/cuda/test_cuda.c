@@ -438,6 +438,14 @@ static ms_req_config gen_cfg_oflat(ms_trng *g) {
     return c;
 }
 
+/* Round 37C: the bench's top-p alone (gen_cfg_oflat without top-k and min-p): not a lite row */
+static ms_req_config gen_cfg_tpa(ms_trng *g) {
+    ms_req_config c = gen_cfg_oflat(g);
+    c.top_k = 0;
+    c.min_p = 0.0f;
+    return c;
+}
+
 /* Mostly lite rows (min-p and a top-k <= 64 in the default order), mixed with rows of the other paths in
  * the same batch: the HF order, a top-k over 2048 or none, greedy, a window penalty. */
 static ms_req_config gen_cfg_fused(ms_trng *g) {
@@ -474,6 +482,7 @@ typedef struct idcase {
     bool edge;       /* gen_cfg_edge / gen_row_edge: round 11, rows at K2's bucket edges */
     bool stage;      /* gen_cfg_fused / gen_row_stage: round 12, rows for K2's block-wide stage */
     bool oflat;      /* gen_cfg_oflat / gen_row_oflat: round 14, the bench's rows, every row 16-byte aligned */
+    int tpa;         /* with oflat (round 37C): request 0 top-p alone (gen_cfg_tpa), 1: throughout, 2: for step 0 only */
     /* results */
     long rows, mismatches, errors, explained;
     char msg[512];
@@ -542,6 +551,7 @@ static void run_case(idcase *c) {
         ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
                           : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : c->oflat ? gen_cfg_oflat(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
         if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
+        if (c->tpa && i == 0) cfg = gen_cfg_tpa(&g);
         if (i < 256) fcfg[i] = cfg;
         req[i] = next_rid++;
         int a = ms_ingest(ref, req[i], &cfg), b = ms_ingest(gpu, req[i], &cfg);
@@ -644,6 +654,16 @@ static void run_case(idcase *c) {
         a = ms_commit(ref, &cs);
         b = ms_commit(gpu, &cs);
         if (a < 0 || b < 0) CASE_FAIL("commit %d/%d", a, b);
+        /* round 37C: the top-p alone request leaves after step 0 and a lite one takes its slot */
+        if (c->tpa == 2 && s == 0) {
+            ms_remove(ref, req[0]);
+            ms_remove(gpu, req[0]);
+            ms_req_config cfg = gen_cfg_oflat(&g);
+            req[0] = next_rid++;
+            a = ms_ingest(ref, req[0], &cfg);
+            b = ms_ingest(gpu, req[0], &cfg);
+            if (a != MS_OK || b != MS_OK) CASE_FAIL("re-ingest %d/%d", a, b);
+        }
         /* now and then a request leaves and a new one takes its slot */
         if (ms_trng_below(&g, 3) == 0) {
             int32_t i = (int32_t)ms_trng_below(&g, (uint32_t)n_req);
@@ -652,6 +672,7 @@ static void run_case(idcase *c) {
             ms_req_config cfg = c->lite ? gen_cfg_lite(&g) : c->bins ? gen_cfg_bins(&g) : c->topp ? gen_cfg_topp(&g) : c->band ? gen_cfg_band(&g)
                               : c->fused || c->stage ? gen_cfg_fused(&g) : c->edge ? gen_cfg_edge(&g) : c->oflat ? gen_cfg_oflat(&g) : gen_cfg(&g, V, c->spec_vocab ? 16 : 0, c->spec_vocab);
             if (!c->spec_vocab) cfg.repetition_penalty = 1.0f, cfg.repetition_window = 0;
+            if (c->tpa == 1 && i == 0) cfg = gen_cfg_tpa(&g); /* round 37C: one top-p alone request throughout */
             if (i < 256) fcfg[i] = cfg;
             req[i] = next_rid++;
             a = ms_ingest(ref, req[i], &cfg);
@@ -1302,6 +1323,50 @@ TEST(cuda_identity_oneread) {
         CHECK_MSG(dl[0] == 0 && dl[1] == 0 && dl[2] == 0 && dl[3] == 0 && dl[4] == 0 && df[0] == 0,
                   "the one-read counters moved in a build without it");
     }
+}
+
+/* Round 37C (-DMS_CU_OR_SMALLB=g): the steps that rule changes, through the host's own rules (no hook forces a path):
+ * the bench's rows and full setting (gen_cfg_oflat, every row aligned) at V=151936, B=24 and 27 (two-pass in the
+ * default, the one-read path in 18 chunks a row with the switch) and 25 (bf16), against the CPU reference; with one
+ * top-p alone request resident throughout (the rule off: no step may take the path), and one resident for step 0 only
+ * (then removed: the rule on from step 1). Passes with and without the switch (both paths exact); where the switch is
+ * built (ms__cuda_orsmallb) the lite groups' steps must have taken the one-read path, and in any build none of the
+ * mixed group's. Quick: B=24 fp32 of each group, two steps. */
+TEST(cuda_identity_smallb) {
+    need_device("cuda_identity_smallb");
+    const int32_t smallb = ms__cuda_orsmallb();
+    REQUIRE(ms__cuda_oneread(-1, NULL) >= 0); /* the host's rules (the default threshold, the L2 rule) */
+    uint64_t c0[5], c1[5], c2[5];
+    REQUIRE(ms__cuda_oneread(-2, c0) >= 0);
+    /* group 1: every request lite, or the top-p alone one gone after step 0 */
+    idcase lc[6];
+    int nl = 0;
+    static const int32_t Bs[] = {24, 27, 25, 24, 27};
+    for (int k = 0; k < 5; k++) {
+        if (quick() && k != 0 && k != 3) continue;
+        idcase *cs = case_add(lc, &nl, 151936, Bs[k], k == 2 ? MS_DTYPE_BF16 : MS_DTYPE_F32, quick() ? 2 : 3,
+                              0x37c0a000u + (uint64_t)k);
+        cs->oflat = true;
+        if (k >= 3) cs->tpa = 2;
+    }
+    run_cases(lc, nl);
+    REQUIRE(ms__cuda_oneread(-2, c1) >= 0);
+    /* group 2: one top-p alone request resident throughout */
+    idcase mc[2];
+    int nm = 0;
+    for (int k = 0; k < 2; k++) {
+        if (quick() && k != 0) continue;
+        idcase *cs = case_add(mc, &nm, 151936, k == 0 ? 24 : 27, MS_DTYPE_F32, quick() ? 2 : 3, 0x37c0b000u + (uint64_t)k);
+        cs->oflat = true;
+        cs->tpa = 1;
+    }
+    run_cases(mc, nm);
+    REQUIRE(ms__cuda_oneread(-2, c2) >= 0);
+    printf("  MS_CU_OR_SMALLB %d: one-read K2 blocks, lite groups %llu (rows K4 served %llu), mixed group %llu\n", (int)smallb,
+           (unsigned long long)(c1[0] - c0[0]), (unsigned long long)(c1[3] - c0[3]), (unsigned long long)(c2[0] - c1[0]));
+    CHECK_MSG(c2[0] == c1[0], "a step with a top-p alone request resident took the one-read path");
+    if (smallb >= 22) CHECK_MSG(c1[0] > c0[0] && c1[3] > c0[3], "no step of the lite groups took the one-read path");
+    else if (smallb == 0) CHECK_MSG(c1[0] == c0[0], "a step at B < 28 took the one-read path without the switch");
 }
 
 /* Round 13's argument for the one-read path, checked on the host with the shared ms_math.h (no device: it
