@@ -37,8 +37,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 nvcc --version | tail -1 | tee -a "$OUT/machine.txt"
 
 # The quick sets compute-sanitizer runs (MS_CUDA_TEST_QUICK=1, one host thread)
-SANSET="cuda_bad_inputs cuda_identity_minp_edges cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band cuda_identity_band_edges cuda_identity_top_p_alone cuda_identity_k2_stage cuda_identity_oneread cuda_identity_ring cuda_stats_between_steps"
-RACESET="cuda_stats_between_steps cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_minp_edges cuda_identity_band cuda_identity_band_edges cuda_identity_k2_stage cuda_identity_oneread cuda_identity_ring"
+SANSET="cuda_bad_inputs cuda_identity_minp_edges cuda_identity_lite_bins cuda_identity_lite cuda_graph_replay_equals_eager cuda_identity_band cuda_identity_band_edges cuda_identity_top_p_alone cuda_identity_k2_stage cuda_identity_oneread cuda_identity_ring cuda_stats_between_steps cuda_identity_smallb"
+RACESET="cuda_stats_between_steps cuda_graph_replay_equals_eager cuda_identity_lite_bins cuda_identity_minp_edges cuda_identity_band cuda_identity_band_edges cuda_identity_k2_stage cuda_identity_oneread cuda_identity_ring cuda_identity_smallb"
 
 run_tests() { # binary, then test names in order (default: all of the binary's tests)
   local tb=$1; shift
