@@ -140,12 +140,13 @@
 #if !defined(MS_CU_NO_OR_GMAX) && !defined(MS_CU_NO_OR_QUARTER) && !defined(MS_CU_OR_GMAX)
 #  define MS_CU_OR_GMAX 18
 #endif
-/* Twenty-ninth session's final call (docs/cuda.md, docs/decisions.md), on: round 37C's one-read path at the two-pass
- * steps of at most 22 chunks a row (B=23..27 at V=151936 and 262144 on 132 multiprocessors), in 18 chunks a row, only
- * while every resident request would be a lite one-read row (MS_CU_OR_SMALLB 22; host only; full setting peaked
- * B=23..27 1.0-1.9 us faster, top-p alone keeps its two-pass step). -DMS_CU_NO_OR_SMALLB builds without it. */
+/* Twenty-ninth session's final calls (docs/cuda.md, docs/decisions.md), on: round 37C's one-read path at the two-pass
+ * steps of at most 24 chunks a row (B=22..27 at V=151936 and 262144 on 132 multiprocessors), in 18 chunks a row, only
+ * while every resident request would be a lite one-read row (MS_CU_OR_SMALLB 24; host only; full setting peaked
+ * B=22..27 1.1-1.9 us faster, top-p alone keeps its two-pass step; 22, B=23..27, in the session's first validation,
+ * then 24 in its last call). -DMS_CU_NO_OR_SMALLB builds without it. */
 #if !defined(MS_CU_NO_OR_SMALLB) && defined(MS_CU_OR_GMAX) && !defined(MS_CU_OR_SMALLB)
-#  define MS_CU_OR_SMALLB 22
+#  define MS_CU_OR_SMALLB 24
 #endif
 /* Eighteenth session's final call (docs/cuda.md, docs/decisions.md), on: round 25C's branch-free tokens in K3's lean
  * BAND segment loop (MS_CU_K3_BF; H200 top-p alone flat B=64 / 256 -1.5 / -17.8 us, the full setting level).
@@ -9156,10 +9157,10 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
         if (ms_cu_or_l2 && a.G > (int32_t)(MS_CU_OR_GMAX)) a.oneread = 0; /* round 25B: at most n chunks a row (18 by default) */
 #endif
 #if defined(MS_CU_OR_SMALLB) && defined(MS_CU_OR_GMAX)
-        /* Round 37C (MS_CU_OR_SMALLB=g, on at g = 22 since the twenty-ninth session's final call): a two-pass step whose
-         * grid (ms_cu_grid) has at most g chunks a row takes the one-read path in MS_CU_OR_GMAX chunks a row when the row holds that many of the path's chunks (ms_cu_or_bound:
-         * V >= 18 x 8192 by default), whatever the L2 rule says: with g = 22, B=23..27 at V=151936 and 262144 on 132
-         * multiprocessors. H200, full setting: fp32 V=151936 peaked -1.0..-1.9 us, flat B=23 / 24 level, B=25..27
+        /* Round 37C (MS_CU_OR_SMALLB=g, on since the twenty-ninth session's final calls, g = 24): a two-pass step whose
+         * grid (ms_cu_grid) has at most g chunks a row takes the one-read path in MS_CU_OR_GMAX chunks a row when the
+         * row holds that many of the path's chunks (ms_cu_or_bound: V >= 18 x 8192 by default), whatever the L2 rule
+         * says: with g = 22, B=23..27 at V=151936 and 262144 on 132 multiprocessors (g = 24: B=22..27). H200, full setting: fp32 V=151936 peaked -1.0..-1.9 us, flat B=23 / 24 level, B=25..27
          * -0.5..-0.9, bf16 and V=262144 likewise or better; but top-p alone +1.2..+3.8 at B=24 / 27 (its rows lose
          * ms_cu_grid's 22 chunks a row and run the path's <true> kernels): off (docs/cuda.md, round 37C). At B <= 20 the
          * path loses on flat rows at every G measured. From B, V and the chip alone (capturable); exact, as both paths are
@@ -9172,7 +9173,8 @@ static int ms_cu_launch(ms_resource *res, int32_t n, const int32_t *d_row_slot, 
          * requests without a row count too). Any choice is exact (both paths are); a captured graph keeps the choice it
          * was captured with. H200 (docs/cuda.md, round 37C part 2): full setting as above (peaked B=24 / 27 -1.65..-1.86
          * us, flat B=27 -0.84..-1.05), top-p alone level (-0.17..+0.02): recommended on; validated and on since the
-         * twenty-ninth session's final call (MS_CU_OR_SMALLB 22 defined above; -DMS_CU_NO_OR_SMALLB builds without it). */
+         * twenty-ninth session's final call at g = 22, and at g = 24 (B=22 too: flat -0.87, peaked -1.49 us) since its
+         * last call (MS_CU_OR_SMALLB 24 defined above; -DMS_CU_NO_OR_SMALLB builds without it). */
 #  ifndef MS_CU_OR_SMALLB_ALL
         const bool smallb_ok = apply_filters && st->orx_slots == 0 &&
                                ((uintptr_t)logits & (uintptr_t)(4 * a.elem - 1)) == 0 && (stride & 3) == 0;
