@@ -551,7 +551,9 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
  * (the bins' count under the staging branch, the scan), tk replaced by kk > 0 for the count (bins counted where tk is
  * false are never read: the scan needs tk) and by tk from shared memory where a warp's scan gate opens; ns counted at
  * every bookkeeping step (where tk is false it is never read). Exact: the same bins (same ry, osc), the same counts
- * where tk, the same scan schedule and gate; the ring's instantiation (RG) is the default's code. With TKGATE=4 only. */
+ * where tk, the same scan schedule and gate; the ring's instantiation (RG) is the default's code. With TKGATE=4 only.
+ * Measured (H200, full setting V=151936, bench/results/cuda_h200_2026-12-02-round38a.md): fp32 flat B=28..128
+ * +0.46..+0.88 us, peaked +0.09..+0.30 (B=64 -0.10, within the drift); K2or's REG / STACK / spills as the default's: off. */
 #ifdef MS_CU_OR_LAZYBIN
 #  if defined(MS_CU_OR_TKGATE) || defined(MS_CU_NO_OR_TKGATE) || (MS_CU_OR_LAZYBIN < 1 || MS_CU_OR_LAZYBIN > 4)
 #    error "-DMS_CU_OR_LAZYBIN=1..4 sets MS_CU_OR_TKGATE (=5): not with another MS_CU_OR_TKGATE or MS_CU_NO_OR_TKGATE"
