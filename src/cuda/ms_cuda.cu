@@ -545,6 +545,15 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #ifndef MS_CU_OR_LZW
 #  define MS_CU_OR_LZW 4
 #endif
+/* Round 38A (-DMS_CU_OR_TKSH, off; docs/cuda.md "Round 38A"): the online top-k' cut's block-uniform state (ry, osc, tk)
+ * out of the ring-less K2or loop's registers, no split: osc written to shared memory (sosc, zeroed by ms_cu_k2_one) by
+ * thread 0 before the first step's barrier, ry read from *sref (never written after that barrier) where it is used
+ * (the bins' count under the staging branch, the scan), tk replaced by kk > 0 for the count (bins counted where tk is
+ * false are never read: the scan needs tk) and by tk from shared memory where a warp's scan gate opens; ns counted at
+ * every bookkeeping step (where tk is false it is never read). Exact: the same bins (same ry, osc), the same counts
+ * where tk, the same scan schedule and gate; the ring's instantiation (RG) is the default's code. With TKGATE=4 only.
+ * Measured (H200, full setting V=151936, bench/results/cuda_h200_2026-12-02-round38a.md): fp32 flat B=28..128
+ * +0.46..+0.88 us, peaked +0.09..+0.30 (B=64 -0.10, within the drift); K2or's REG / STACK / spills as the default's: off. */
 #ifdef MS_CU_OR_LAZYBIN
 #  if defined(MS_CU_OR_TKGATE) || defined(MS_CU_NO_OR_TKGATE) || (MS_CU_OR_LAZYBIN < 1 || MS_CU_OR_LAZYBIN > 4)
 #    error "-DMS_CU_OR_LAZYBIN=1..4 sets MS_CU_OR_TKGATE (=5): not with another MS_CU_OR_TKGATE or MS_CU_NO_OR_TKGATE"
@@ -554,6 +563,12 @@ __device__ int ms_cu_ordyn_q = MS_CU_OR_DYN_RTQ; /* q at start (the tests' binar
 #if !defined(MS_CU_NO_OR_TKGATE) && !defined(MS_CU_OR_TKGATE) && defined(MS_CU_OR_WSTAGE) && defined(MS_CU_OR_XBINS) && \
     !defined(MS_CU_OR_SB) && !defined(MS_CU_OR_ROWCUT) && !defined(MS_CU_OR_RC2) && !defined(MS_CU_OR_DYN)
 #  define MS_CU_OR_TKGATE 4
+#endif
+#if defined(MS_CU_OR_TKSH) && (!defined(MS_CU_OR_TKGATE) || MS_CU_OR_TKGATE != 4 || !defined(MS_CU_OR_XBINS))
+#  error "-DMS_CU_OR_TKSH (round 38A) builds on the default MS_CU_OR_TKGATE=4 and MS_CU_OR_XBINS"
+#endif
+#ifdef MS_CU_OR_TKSH
+__shared__ float ms_cu_sosc; /* round 38A: the online top-k' cut's bin scale (osc), 0 until a block-wide first step */
 #endif
 /* Round 33B (MS_CU_OR_TAIL2=R, on: above): K2or's list without the bin cut where the block's staged C is small. Round
  * 18A's TAIL lists a chunk's ns <= k' staged tokens of C whole (one global atomic, one barrier); a chunk with more
@@ -3248,6 +3263,16 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
     constexpr bool TG2 = true;
 #  endif
 #endif
+#ifdef MS_CU_OR_TKSH
+    /* round 38A: ry, osc, tk not held in the ring-less loop's registers: read from shared memory where used */
+    constexpr bool SH = !RG;
+    auto shry = [&]() { return ms_cu_unkey(*(volatile const uint32_t *)sref); };
+    auto shosc = [&]() { return *(volatile const float *)&ms_cu_sosc; };
+    auto shtk = [&]() { /* D's tk, from the shared values (sosc 0: no block-wide first step, tk false there as D's) */
+        const float r = shry(), o = shosc();
+        return kk > 0 && isfinite(r) && isfinite(o) && o > 0.0f;
+    };
+#endif
 #if defined(MS_CU_TKG1) || defined(MS_CU_TKG2)
     bool tg = false; /* round 35A: this warp's gate (warp-uniform): a staging of its returned a stage count >= kk */
 #endif
@@ -3510,6 +3535,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
                     atomicMax(smax, wk);
                     atomicMax(sref, wk); /* round 14: the first step's block max, never written after the barrier */
                 }
+#ifdef MS_CU_OR_TKSH
+                if (SH && threadIdx.x == 0) ms_cu_sosc = (float)(MS_CU_OBINS - 1) / -minp_cut / T; /* round 38A: D's osc */
+#endif
                 __syncthreads(); /* every warp's first step in *smax (read below by an atomic, not a load) */
                 first = false;
                 ms_cu_stamp(26);
@@ -3519,11 +3547,13 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_XBINS /* tenth session: the bins on x (ms_cu_or_tkcut): the reference x and the scale per unit of x */
 #  ifdef MS_CU_TKG5
                 if (!LZS) { /* round 37A (=3): at phase 1's entry instead (below) */
+#  elif defined(MS_CU_OR_TKSH)
+                if (!SH) { /* round 38A: read from shared memory where used */
 #  endif
                 ry = ms_cu_unkey(*sref);
                 osc = (float)(MS_CU_OBINS - 1) / -minp_cut / T;
                 tk = kk > 0 && isfinite(ry) && isfinite(osc) && osc > 0.0f; /* no NaN in (ry - x) * osc */
-#  ifdef MS_CU_TKG5
+#  if defined(MS_CU_TKG5) || defined(MS_CU_OR_TKSH)
                 }
 #  endif
 #else
@@ -3572,6 +3602,8 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
             if (tg) { /* round 35A: warp-uniform; implies tk */
 #elif defined(MS_CU_TKG3)
             if (ph && tk) { /* round 35A (=3): phase 1 only (ph a constant in each copy of the loop) */
+#elif defined(MS_CU_OR_TKSH)
+            if (SH || tk) { /* round 38A: every step where SH (stk stays 0 and the gate shut where tk is false) */
 #else
             if (tk) { /* block-uniform */
 #endif
@@ -3621,6 +3653,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #  ifdef MS_CU_TKG5
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
                     (!TG2 || tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kkg)))) {
+#  elif defined(MS_CU_OR_TKSH)
+                if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
+                    (!TG2 || tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk) && (!SH || shtk())))) {
 #  else
                 if (ns > 0 && (ns <= MS_CU_OR_SCAN0 || ((ns + (threadIdx.x >> 5)) & (MS_CU_OR_SCAN - 1)) == 0) &&
                     (!TG2 || tg || (tg = __any_sync(FULL, *(volatile const uint32_t *)rnp >= kk)))) {
@@ -3631,6 +3666,9 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #ifdef MS_CU_OR_RC2
                     uint32_t nr = 0; /* round 30A: the block's slot cut below rcn counted tokens, from the same read */
                     const uint32_t nk = ms_cu_or_tkcut2(oh, kk, ry, osc, T, tkk, lane, rcn, rcpub, nr);
+#elif defined(MS_CU_OR_TKSH)
+                    const uint32_t nk = SH ? ms_cu_or_tkcut(oh, kk, shry(), shosc(), T, tkk, lane) /* round 38A */
+                                           : ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
 #else
                     const uint32_t nk = ms_cu_or_tkcut(oh, kk, ry, osc, T, tkk, lane);
 #endif
@@ -3767,11 +3805,16 @@ __device__ __forceinline__ float ms_cu_k2_scan1(const ms_cu_row &c, int32_t t0, 
 #    endif
 #    ifdef MS_CU_TKG5
                         if (tk && (!LZ || ph)) /* round 37A (=1): phase 1's stagings alone counted (lower bounds) */
+#    elif defined(MS_CU_OR_TKSH)
+                        /* round 38A: where kk > 0 (counts where tk is false are never read: the scan needs tk) */
+                        if (SH ? kk > 0 : tk)
 #    else
                         if (tk) /* round 14's count, as below */
 #    endif
 #    if defined(MS_CU_OR_XBINS) && defined(MS_CU_OR_SB_BIN)
                             atomicAdd(&oh[ms_cu_obin_sb(ry, osc, y)], 1u); /* round 34B: the same bin, no branch */
+#    elif defined(MS_CU_OR_XBINS) && defined(MS_CU_OR_TKSH)
+                            atomicAdd(&oh[SH ? ms_cu_obin(shry(), shosc(), y) : ms_cu_obin(ry, osc, y)], 1u);
 #    elif defined(MS_CU_OR_XBINS)
                             atomicAdd(&oh[ms_cu_obin(ry, osc, y)], 1u);
 #    else
@@ -3944,6 +3987,9 @@ __device__ void ms_cu_k2_one(const ms_cu_args &a, int32_t r, int32_t g, ms_cu_ro
         smax = 0;
         sref = 0;
         stk = 0;
+#ifdef MS_CU_OR_TKSH
+        if (!RG) ms_cu_sosc = 0.0f; /* round 38A: read where the pass has no block-wide first step (tk false) */
+#endif
     }
     for (int i = threadIdx.x; i < MS_CU_OBINS; i += blockDim.x) oh[i] = 0;
 #ifdef MS_CU_OR_DYN
