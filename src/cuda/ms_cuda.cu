@@ -2602,7 +2602,9 @@ __device__ __forceinline__ uint32_t ms_cu_stage4(uint32_t *rn, unsigned long lon
 
 #ifdef MS_CU_K2W_BCUT
 /* Round 38B (-DMS_CU_K2W_BCUT, off; docs/cuda.md, round 38B): BC, the warm-up steps' K2 (ms_cu_k2's K3W instantiation)
- * drops staged survivors below the row's candidate bins' bound as read so far (ms_cu_k2_lite's tail, below) */
+ * drops staged survivors below the row's candidate bins' bound as read so far (ms_cu_k2_lite's tail, below). Exact (10
+ * CUDA tests), but slower: H200 fp32 V=151936 flat B=1 +0.40 us, peaked +0.19; =2 (the warp-0 tail without the cut, a
+ * measurement build) level at B=1. Off, not recommended. */
 #  if !defined(MS_CU_EARLY_F32) || defined(MS_CU_RC_INST) || !defined(MS_CU_K2_TAIL) || !defined(MS_CU_LITE_EARLY) || \
       !defined(MS_CU_K3W_K2)
 #    error "-DMS_CU_K2W_BCUT is written for the default's K2 (EARLY_F32, K2_TAIL, LITE_EARLY, K3W_K2; no RC_INST)"
