@@ -2615,7 +2615,18 @@ __device__ __forceinline__ uint32_t ms_cu_stage4(uint32_t *rn, unsigned long lon
     return i;
 }
 
-#if defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
+#ifdef MS_CU_K2W_BCUT
+/* Round 38B (-DMS_CU_K2W_BCUT, off; docs/cuda.md, round 38B): BC, the warm-up steps' K2 (ms_cu_k2's K3W instantiation)
+ * drops staged survivors below the row's candidate bins' bound as read so far (ms_cu_k2_lite's tail, below). Exact (10
+ * CUDA tests), but slower: H200 fp32 V=151936 flat B=1 +0.40 us, peaked +0.19; =2 (the warp-0 tail without the cut, a
+ * measurement build) level at B=1. Off, not recommended. */
+#  if !defined(MS_CU_EARLY_F32) || defined(MS_CU_RC_INST) || !defined(MS_CU_K2_TAIL) || !defined(MS_CU_LITE_EARLY) || \
+      !defined(MS_CU_K3W_K2)
+#    error "-DMS_CU_K2W_BCUT is written for the default's K2 (EARLY_F32, K2_TAIL, LITE_EARLY, K3W_K2; no RC_INST)"
+#  endif
+__device__ __forceinline__ uint32_t ms_cu_lbin_bmax(const uint32_t (&hb)[8], int32_t kk); /* defined with K4 */
+template <int NG, bool RG, bool F32S = false, bool BC = false>
+#elif defined(MS_CU_EARLY_F32) && defined(MS_CU_RC_INST)
 template <int NG, bool RG, bool F32S = false, bool RC = false> /* RC: round 32A's ticket (rtk), from the early branch */
 #elif defined(MS_CU_EARLY_F32)
 template <int NG, bool RG, bool F32S = false> /* F32S: round 19C's fp32 copy of the scan, from the early branch */
@@ -2697,6 +2708,22 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
     if (threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_k2_rows[0], 1ull);
     if (RG && threadIdx.x == 0 && cnt_all) atomicAdd(&ms_cu_ring_rows[0], 1ull);
 #endif
+#ifdef MS_CU_K2W_BCUT
+    /* Round 38B: warp 1 (idle in the drain below while the stage holds <= 32 entries) loads the row's 256 candidate
+     * bins (8 a lane) as the row's other blocks have counted them so far: ld.volatile (L2, never a stale L1 line),
+     * issued before the drain, used after it. */
+    __shared__ uint32_t bcut;
+    uint32_t bhb[8] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+#  if MS_CU_K2W_BCUT != 2 /* =2: a measurement build, the warp-0 tail below without the cut (bcut = 255) */
+    if (BC && (threadIdx.x >> 5) == 1 && !c.inf_row) {
+        const uint32_t *gb = a.hcnt + (size_t)r * MS_CU_HB + 8 * (threadIdx.x & 31);
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(bhb[0]), "=r"(bhb[1]), "=r"(bhb[2]), "=r"(bhb[3]) : "l"(gb));
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(bhb[4]), "=r"(bhb[5]), "=r"(bhb[6]), "=r"(bhb[7]) : "l"(gb + 4));
+    }
+#  endif
+#endif
     if (*rn <= (uint32_t)MS_CU_HB) {
         const int32_t nr = (int32_t)*rn, nw = (int32_t)(blockDim.x >> 5);
         for (int32_t b = (int32_t)(threadIdx.x >> 5) * 32; b < nr; b += nw * 32) /* warp-uniform */
@@ -2726,6 +2753,16 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
      * tests and both sanitizers pass; full setting 0.4-2.5 us faster at B=1..64, but top-p alone 0.9-3.8 us slower
      * at B=16 / 64 (K2's spills grew 80 / 144 -> 116 / 240 bytes). On since the eleventh session's final call
      * (docs/decisions.md): the full setting is the issue's measure. -DMS_CU_NO_K2_TAIL: the tail before. */
+#ifdef MS_CU_K2W_BCUT
+    if (BC && (threadIdx.x >> 5) == 1) { /* round 38B: the bound, bmax of the bins read (warp-uniform: the row's c.inf_row) */
+        uint32_t bm = MS_CU_LBINS - 1;
+#  if MS_CU_K2W_BCUT != 2
+        if (!c.inf_row) bm = ms_cu_lbin_bmax(bhb, (int32_t)kk);
+#  endif
+        (void)bhb;
+        if ((threadIdx.x & 31) == 0) bcut = bm;
+    }
+#endif
     __syncthreads(); /* the staging (sn, sbuf) */
     const uint32_t ns = *sn;
     if (ns <= kk) {
@@ -2733,6 +2770,51 @@ __device__ void ms_cu_k2_lite(const ms_cu_args &a, int32_t r, int32_t g, const m
             const uint64_t inc = ms_cu_warp_incl_u64(mym);
             if ((threadIdx.x & 31) == 31 && inc) atomicAdd(&st->m0, (unsigned long long)inc);
         }
+#ifdef MS_CU_K2W_BCUT
+        /* Round 38B (-DMS_CU_K2W_BCUT): a stage of at most 32 survivors is listed by warp 0 alone (one ballot, one
+         * atomic on cand_n, no barrier), without those whose candidate bin is above bcut: the first bin where the
+         * running count of the row's candidate bins, as warp 1 read them (the row's earlier blocks' lists), reached
+         * kk. Why exact: the counts only grow during the step (K1 zeroed them before K2's PDL wait; each increment is
+         * one listed candidate, ms_cu_k2_list's cut chunks counting theirs in their k'-th key's bin), so the running
+         * count this block read is at most the final one at every bin, and bcut >= b*, the first bin where the final
+         * count reaches kk (MS_CU_LBINS - 1 where it never does: nothing dropped). A drop is thus in a bin above b*,
+         * so bins <= b* keep every candidate and count they would have had: the final histogram equals the default's
+         * (no drop) on bins <= b* (b* <= every block's bcut), both reach kk first at b*, and K4's lean list (the
+         * candidates in bins <= b*; all of them when cand_n <= kk, which then all lie in bins <= b*) is the same set
+         * as without the cut, so the same kept set, masses and draw (K4 ranks by (key, id), never by list order).
+         * The survivors' mass still goes to m0 above (all of S0, as before). Also the bin's order argument: a dropped
+         * candidate's y is below every candidate's in bins <= b* (the bin is non-increasing in y), at least kk of
+         * them, so top-k drops it in any case. +inf rows use no bins (bcut 255, bin 0). Where cand_n exceeds
+         * MS_CU_CAND, entries past it are neither stored nor counted, as before (K4 then takes the whole-row path). */
+        if (BC && ns <= 32u) {
+            if (threadIdx.x < 32) {
+                const unsigned FULL = 0xffffffffu;
+                const int lane = (int)threadIdx.x;
+                const bool lb = !c.inf_row;
+                const float lscale = c.inf_row ? 0.0f : ms_cu_lbin_scale(c);
+                const uint32_t bm = bcut;
+                unsigned long long v = 0ull;
+                uint32_t bin = 0u;
+                bool keep = false;
+                if ((uint32_t)lane < ns) {
+                    v = sbuf[lane];
+                    if (lb) bin = ms_cu_lbin(c, lscale, (uint32_t)(v >> 32));
+                    keep = bin <= bm;
+                }
+                const unsigned bal = __ballot_sync(FULL, keep);
+                const uint32_t nk = (uint32_t)__popc(bal);
+                uint32_t base = 0u;
+                if (lane == 0 && nk) base = atomicAdd(&st->cand_n, nk);
+                base = __shfl_sync(FULL, base, 0);
+                const uint32_t pos = base + (uint32_t)__popc(bal & ((1u << lane) - 1u));
+                if (keep && pos < MS_CU_CAND) {
+                    a.cand[(size_t)r * MS_CU_CAND + pos] = v;
+                    if (lb) atomicAdd(&a.hcnt[(size_t)r * MS_CU_HB + bin], 1u);
+                }
+            }
+            return;
+        }
+#endif
         if (threadIdx.x == 0) sbase = ns ? atomicAdd(&st->cand_n, ns) : 0;
         __syncthreads();
         const uint32_t base = sbase;
@@ -2875,6 +2957,8 @@ __device__ __forceinline__ void ms_cu_k2_rczero(const ms_cu_args &a, int32_t r, 
  * done (it waited). */
 #ifdef MS_CU_RC_INST
 template <bool RG, bool RC> /* RC: round 32A's cut instantiation */
+#elif defined(MS_CU_K2W_BCUT)
+template <bool RG, bool BC = false> /* BC: round 38B's cut (ms_cu_k2's K3W instantiation: the warm-up steps) */
 #else
 template <bool RG>
 #endif
@@ -2939,6 +3023,8 @@ __device__ __forceinline__ bool ms_cu_k2_lite_early(const ms_cu_args &a, int32_t
     } else {
         ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
     }
+#elif defined(MS_CU_EARLY_F32) && defined(MS_CU_K2W_BCUT)
+    ms_cu_k2_lite<MS_CU_K2_NG, RG, true, BC>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass); /* round 38B */
 #elif defined(MS_CU_EARLY_F32)
     ms_cu_k2_lite<MS_CU_K2_NG, RG, true>(a, r, g, c, st, (uint32_t)kk, sbuf, scnt, sh, sn, smass);
 #else
@@ -4581,6 +4667,8 @@ __global__ void __launch_bounds__(MS_CU_T123, MS_CU_K2_MINB) ms_cu_k2(ms_cu_args
 #ifdef MS_CU_LITE_EARLY
 #  ifdef MS_CU_RC_INST
     if (!OR && ms_cu_k2_lite_early<RG, RC>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C; 32A's RC */
+#  elif defined(MS_CU_K2W_BCUT)
+    if (!OR && ms_cu_k2_lite_early<RG, K3W>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* 18C; 38B's BC */
 #  else
     if (!OR && ms_cu_k2_lite_early<RG>(a, r, g, slot, wfilt, sbuf, scnt, sh, &sn, smass)) return; /* round 18C */
 #  endif
